@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { HealthModule } from '@app/shared/health/health.module';
+import { ProblemDetailsFilter } from '@app/shared/http/problem.filter';
+import { InfrastructureModule } from '@app/shared/infrastructure.module';
+import { LoggingModule } from '@app/shared/logging/logging.module';
+import { AuthModule } from './auth/auth.module';
+import { SearchModule } from './search/search.module';
+
+@Module({
+  imports: [LoggingModule, InfrastructureModule, HealthModule, AuthModule, SearchModule],
+  providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
+})
+export class AppModule {}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { MAX_RESULT_WINDOW, parseDateBound } from '@app/shared/search/search-params';
+
+const rangeMessage = (name: string, min: number, max: number) =>
+  max === Number.MAX_SAFE_INTEGER
+    ? `${name} must be an integer of at least ${min}`
+    : `${name} must be an integer from ${min} to ${max}`;
+
+const digits = (name: string, min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, rangeMessage(name, min, max))
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, rangeMessage(name, min, max))
+    .optional()
+    .transform((value) => value ?? fallback);
+
+const dateBound = (bound: 'from' | 'to') =>
+  z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined) return undefined;
+      const date = parseDateBound(value, bound);
+      if (!date) {
+        context.addIssue({
+          code: 'custom',
+          message: 'must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z)',
+        });
+        return z.NEVER;
+      }
+      return date;
+    });
+
+/** The query of `GET /api/videos/search` (SPEC §7): validates, produces the 400 details, documents. */
+export const searchQuerySchema = z
+  .object({
+    q: z
+      .string({ message: 'q is required' })
+      .transform((value) => value.trim())
+      .refine(
+        (value) => value.length >= 1 && value.length <= 256,
+        'q must be 1 to 256 characters after trimming',
+      ),
+    authorId: z
+      .string()
+      .min(1, 'authorId must be 1 to 128 characters')
+      .max(128, 'authorId must be 1 to 128 characters')
+      .optional(),
+    dateFrom: dateBound('from'),
+    dateTo: dateBound('to'),
+    page: digits('page', 1, Number.MAX_SAFE_INTEGER, 1),
+    limit: digits('limit', 1, 100, 20),
+  })
+  .superRefine((query, context) => {
+    if (query.dateFrom && query.dateTo && query.dateFrom > query.dateTo) {
+      context.addIssue({ code: 'custom', path: ['dateFrom'], message: 'dateFrom must not be after dateTo' });
+    }
+    if (query.page * query.limit > MAX_RESULT_WINDOW) {
+      context.addIssue({
+        code: 'custom',
+        path: ['page'],
+        message: `page × limit must not exceed ${MAX_RESULT_WINDOW}: results beyond the first ${MAX_RESULT_WINDOW} cannot be paged; narrow the search instead`,
+      });
+    }
+  });
+
+export type SearchQuery = z.output<typeof searchQuerySchema>;

@@ -1,0 +1,82 @@
+import { Client } from '@elastic/elasticsearch';
+import { Inject, Injectable } from '@nestjs/common';
+import { ProblemException } from '@app/shared/http/problem';
+import { SEARCH_CLIENT } from '@app/shared/search/search.client';
+import { SearchIndexService } from '@app/shared/search/search-index.service';
+import { buildSearchRequest } from '@app/shared/search/search-query.builder';
+import { VideoRepository } from '@app/shared/video/video.repository';
+import type { SearchQuery } from './search-query.schema';
+
+export interface SearchItem {
+  id: string;
+  title: string;
+  description: string;
+  authorId: string;
+  publishedAt: string | null;
+  tags: string[];
+  score: number;
+}
+
+export interface SearchPage {
+  items: SearchItem[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+@Injectable()
+export class VideoSearchService {
+  constructor(
+    @Inject(SEARCH_CLIENT) private readonly client: Client,
+    private readonly index: SearchIndexService,
+    private readonly videos: VideoRepository,
+  ) {}
+
+  /**
+   * Ranks in Elasticsearch, then answers from MySQL: every hit is checked against the rows in one
+   * query, so a video that is not active never shows even while the index lags.
+   */
+  async search(query: SearchQuery): Promise<SearchPage> {
+    const request = buildSearchRequest(
+      {
+        q: query.q,
+        authorId: query.authorId,
+        from: query.dateFrom,
+        to: query.dateTo,
+        page: query.page,
+        limit: query.limit,
+      },
+      this.index.alias,
+    );
+    let response;
+    try {
+      response = await this.client.search(request);
+    } catch (error) {
+      if (SearchIndexService.isUnavailable(error)) throw ProblemException.unavailable('Search');
+      throw error;
+    }
+    const hits = response.hits.hits;
+    const rows = new Map(
+      (await this.videos.findActiveByIds(hits.map((hit) => hit._id!))).map((row) => [row.id, row]),
+    );
+    const items = hits.flatMap((hit): SearchItem[] => {
+      const row = rows.get(hit._id!);
+      if (!row) return [];
+      return [
+        {
+          id: row.id,
+          title: row.title,
+          description: row.description,
+          authorId: row.authorId,
+          publishedAt: row.publishedAt ? row.publishedAt.toISOString() : null,
+          tags: row.tags,
+          score: hit._score ?? 0,
+        },
+      ];
+    });
+    const totalHits = response.hits.total;
+    const total = typeof totalHits === 'number' ? totalHits : (totalHits?.value ?? 0);
+    return { items, page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) };
+  }
+}

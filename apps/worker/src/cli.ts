@@ -1,0 +1,129 @@
+import 'reflect-metadata';
+import { resolve } from 'node:path';
+import { SingleBar, Presets } from 'cli-progress';
+import { Command, InvalidArgumentError } from 'commander';
+import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
+import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
+import { migrate } from '@app/shared/database/data-source';
+import { VideoImporter } from '@app/shared/importer/video-importer';
+import { openCliContext } from './cli/cli-context';
+
+/** The sample the repository ships (CC0, see data/README.md). */
+const DEFAULT_IMPORT = resolve(__dirname, '../../../../data/pyvideo.jsonl.gz');
+
+const program = new Command('videos')
+  .description('Operator commands for the video service')
+  .showHelpAfterError();
+
+program
+  .command('migrate')
+  .description('create the database if needed and apply pending migrations')
+  .action(async () => {
+    const applied = await migrate(loadConfig());
+    console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database schema is up to date.');
+  });
+
+program
+  .command('setup')
+  .description('migrations, the bucket and the search alias: everything a fresh environment needs')
+  .action(async () => {
+    const config = loadConfig();
+    const applied = await migrate(config);
+    const context = await openCliContext(config);
+    try {
+      await context.storage.ensureBucket();
+      await context.search.ensureAlias();
+      const videos = await context.videos.count();
+      console.log(
+        JSON.stringify({
+          migrationsApplied: applied,
+          bucket: config.S3_BUCKET,
+          alias: config.ELASTICSEARCH_INDEX,
+          videos,
+        }),
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
+const positiveInt = (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive integer');
+  return Number(value);
+};
+
+program
+  .command('import')
+  .description('upsert videos from a .jsonl or .jsonl.gz file: rows, media objects and index documents')
+  .argument('[file]', 'file to import', DEFAULT_IMPORT)
+  .option('--batch-size <n>', 'records per batch', positiveInt, 500)
+  .option('--limit <n>', 'stop after this many valid records', positiveInt)
+  .option('--no-progress', 'no progress bar (for logs and CI)')
+  .action(async (file: string, options: { batchSize: number; limit?: number; progress: boolean }) => {
+    const config = loadConfig();
+    const context = await openCliContext(config);
+    const bar = new SingleBar(
+      {
+        format: 'import [{bar}] {percentage}% | {records} records | {rate} records/s | {duration_formatted}',
+        hideCursor: true,
+      },
+      Presets.shades_classic,
+    );
+    const showBar = options.progress && process.stdout.isTTY;
+    const started = performance.now();
+    try {
+      await context.storage.ensureBucket();
+      const importer = new VideoImporter(context.videos, context.storage, context.search);
+      if (showBar) bar.start(100, 0, { records: 0, rate: 0 });
+      const summary = await importer.importFile(resolve(file), {
+        batchSize: options.batchSize,
+        limit: options.limit,
+        onProgress: ({ records, bytesRead, totalBytes }) => {
+          const rate = Math.round(records / ((performance.now() - started) / 1000));
+          if (showBar)
+            bar.update(Math.min(100, Math.floor((bytesRead / totalBytes) * 100)), { records, rate });
+          else if (!options.progress) return;
+          else console.log(`import: ${records} records, ${rate} records/s`);
+        },
+      });
+      if (showBar) {
+        bar.update(100);
+        bar.stop();
+      }
+      await context.search.refresh();
+      console.log(
+        `Imported ${summary.imported} of ${summary.read} records in ${summary.seconds.toFixed(1)} s ` +
+          `(${Math.round(summary.imported / Math.max(summary.seconds, 0.001))}/s): ` +
+          `${summary.objectsWritten} media objects written, ${summary.documentsIndexed} documents indexed, ` +
+          `${summary.invalid} invalid.`,
+      );
+      for (const problem of summary.problems) console.log(`  ${problem}`);
+    } finally {
+      if (showBar) bar.stop();
+      await context.close();
+    }
+  });
+
+program
+  .command('token')
+  .description('print a signed development token (needs JWT_SECRET)')
+  .requiredOption('--sub <id>', "the subject: the caller's author id")
+  .option('--role <role...>', 'roles to grant, e.g. admin', [])
+  .option('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d', '1h')
+  .action((options: { sub: string; role: string[]; ttl: string }) => {
+    const config = loadConfig();
+    if (!config.JWT_SECRET)
+      throw new InvalidArgumentError('JWT_SECRET must be set to sign development tokens');
+    console.log(
+      signDevToken({
+        secret: config.JWT_SECRET,
+        sub: options.sub,
+        roles: options.role,
+        ttlSeconds: parseTtl(options.ttl),
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+      }),
+    );
+  });
+
+program.parseAsync(process.argv).catch(exitOnStartupError);

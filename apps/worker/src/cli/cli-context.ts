@@ -1,0 +1,34 @@
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '@app/shared/config/config.schema';
+import { dataSourceOptions } from '@app/shared/database/data-source';
+import { createSearchClient } from '@app/shared/search/search.client';
+import { SearchIndexService } from '@app/shared/search/search-index.service';
+import { StorageService } from '@app/shared/storage/storage.service';
+import { VideoRepository } from '@app/shared/video/video.repository';
+
+/** The same services the worker wires through Nest, built directly for a short-lived command. */
+export interface CliContext {
+  dataSource: DataSource;
+  videos: VideoRepository;
+  storage: StorageService;
+  search: SearchIndexService;
+  close(): Promise<void>;
+}
+
+export async function openCliContext(config: AppConfig): Promise<CliContext> {
+  const dataSource = new DataSource(dataSourceOptions(config));
+  await dataSource.initialize();
+  const client = createSearchClient(config);
+  const storage = new StorageService(config);
+  return {
+    dataSource,
+    videos: new VideoRepository(dataSource),
+    storage,
+    search: new SearchIndexService(client, config),
+    async close() {
+      storage.onModuleDestroy();
+      await client.close();
+      await dataSource.destroy();
+    },
+  };
+}

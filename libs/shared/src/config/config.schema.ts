@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/** A whole number within bounds, written as plain digits. */
+const int = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z
+    .string()
+    .regex(/^\d{1,15}$/, message)
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, message);
+};
+const port = int(1, 65535);
+const flag = z
+  .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1');
+
+const url = (protocols: RegExp, example: string) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.test(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL like ${example}` },
+  );
+
+/** Every variable the processes read, with the defaults of SPEC §9 pointing at the local services. */
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PORT: port.default(3000),
+  WORKER_PORT: port.default(3001),
+  DATABASE_URL: url(/^mysql:$/, 'mysql://user:password@host:3306/database').default(
+    'mysql://root@127.0.0.1:3306/videos',
+  ),
+  REDIS_URL: url(/^rediss?:$/, 'redis://host:6379').default('redis://127.0.0.1:6379'),
+  ELASTICSEARCH_URL: url(/^https?:$/, 'http://host:9200').default('http://127.0.0.1:9200'),
+  ELASTICSEARCH_INDEX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,100}$/, 'must be a lowercase index alias name')
+    .default('videos'),
+  S3_ENDPOINT: url(/^https?:$/, 'http://host:9000').default('http://127.0.0.1:9000'),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .default('videos'),
+  S3_ACCESS_KEY_ID: z.string().min(1).default('videos-local'),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).default('videos-local-secret'),
+  S3_FORCE_PATH_STYLE: flag.default(true),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
+  JWT_JWKS_URI: url(/^https?:$/, 'https://issuer/.well-known/jwks.json').optional(),
+  JWT_ISSUER: z.string().min(1).optional(),
+  JWT_AUDIENCE: z.string().min(1).optional(),
+  RETENTION_DEFAULT_DAYS: int(0, 3650).default(30),
+  PURGE_SWEEP_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
+  WORKER_CONCURRENCY: int(1, 256).default(4),
+  SHUTDOWN_TIMEOUT_MS: int(1, 3_600_000).default(30_000),
+  ADMIN_USERNAME: z.string().min(1).optional(),
+  ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+});
+
+export type AppConfig = z.infer<typeof configSchema>;

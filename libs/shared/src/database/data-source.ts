@@ -1,0 +1,66 @@
+import { createConnection } from 'mysql2/promise';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/config.schema';
+import { DeletionAuditEntity } from '../video/deletion-audit.entity';
+import { VideoEntity } from '../video/video.entity';
+import { Init1763683200000 } from './migrations/1763683200000-init';
+
+export const ENTITIES = [VideoEntity, DeletionAuditEntity];
+export const MIGRATIONS = [Init1763683200000];
+
+export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {
+  return {
+    type: 'mysql',
+    url: config.DATABASE_URL,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    // Schema changes only ever happen through migrations.
+    synchronize: false,
+    migrationsRun: false,
+    timezone: 'Z',
+    charset: 'utf8mb4_unicode_ci',
+    poolSize: 10,
+    connectTimeout: 5_000,
+  };
+}
+
+export function databaseName(databaseUrl: string): string {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_$]{1,64}$/.test(name)) {
+    throw new Error(`DATABASE_URL must name a database (letters, digits, _ or $), got "${name}"`);
+  }
+  return name;
+}
+
+/** Creates the database named by DATABASE_URL if it does not exist yet. */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = databaseName(databaseUrl);
+  const connection = await createConnection({
+    host: url.hostname,
+    port: url.port ? Number(url.port) : 3306,
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+  });
+  try {
+    await connection.query(
+      `CREATE DATABASE IF NOT EXISTS \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
+  } finally {
+    await connection.end();
+  }
+}
+
+/** Creates the database if needed and applies pending migrations; returns the names applied. */
+export async function migrate(config: Pick<AppConfig, 'DATABASE_URL'>): Promise<string[]> {
+  await ensureDatabase(config.DATABASE_URL);
+  const dataSource = new DataSource(dataSourceOptions(config));
+  await dataSource.initialize();
+  try {
+    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,28 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { problemBody, ProblemException, type ProblemBody } from './problem';
+
+/** Every error leaves as application/problem+json; nothing internal is ever in the body. */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Problem');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    let body: ProblemBody;
+    if (exception instanceof ProblemException) {
+      body = exception.getResponse() as ProblemBody;
+      for (const [name, value] of Object.entries(exception.headers)) response.setHeader(name, value);
+    } else if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      body = problemBody(status, status >= 500 ? 'The request could not be completed.' : exception.message);
+    } else {
+      this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+      body = problemBody(500, 'The request could not be completed.');
+    }
+    if (body.status >= 500 && !(exception instanceof ProblemException)) {
+      this.logger.error(exception instanceof Error ? exception.message : String(exception));
+    }
+    response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+  }
+}

@@ -1,0 +1,76 @@
+import { HttpException } from '@nestjs/common';
+
+/** One bad parameter in a 400 answer. */
+export interface ProblemFieldError {
+  name: string;
+  reason: string;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: ProblemFieldError[];
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+const TYPES: Record<number, string> = {
+  400: 'validation-error',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+  429: 'rate-limited',
+  503: 'service-unavailable',
+};
+
+export function problemType(status: number): string {
+  return `https://problems.videos.example/${TYPES[status] ?? 'error'}`;
+}
+
+export function problemBody(status: number, detail: string, errors?: ProblemFieldError[]): ProblemBody {
+  return {
+    type: problemType(status),
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+/** An RFC 9457 problem, with optional response headers (WWW-Authenticate, Retry-After). */
+export class ProblemException extends HttpException {
+  constructor(
+    status: number,
+    detail: string,
+    readonly errors?: ProblemFieldError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(problemBody(status, detail, errors), status);
+  }
+
+  static badRequest(
+    errors: ProblemFieldError[],
+    detail = 'The request has invalid parameters.',
+  ): ProblemException {
+    return new ProblemException(400, detail, errors);
+  }
+
+  static unavailable(what: string, retryAfterSeconds = 5): ProblemException {
+    return new ProblemException(503, `${what} is unavailable; try again shortly.`, undefined, {
+      'Retry-After': String(retryAfterSeconds),
+    });
+  }
+}

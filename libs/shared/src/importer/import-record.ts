@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { AUTHOR_ID_NAMESPACE, isValidVideoId, normalizeId, uuidV5, VIDEO_ID_NAMESPACE } from '../ids/uuid';
+import type { VideoContent } from '../video/video.repository';
+
+/** One line of an import file (SPEC §9). Unknown fields are ignored. */
+export const importRecordSchema = z
+  .object({
+    id: z.string().refine(isValidVideoId, 'must be a UUID (SPEC §5)').optional(),
+    slug: z.string().min(1).max(512).optional(),
+    authorId: z.string().min(1).max(128).optional(),
+    speakers: z.array(z.string()).optional(),
+    event: z.string().optional(),
+    title: z.string().trim().min(1).max(512),
+    description: z.string().nullish(),
+    tags: z.array(z.string()).nullish(),
+    publishedAt: z.string().nullish(),
+    recorded: z.string().nullish(),
+    media: z
+      .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/, 'must be a plain object name'))
+      .optional(),
+  })
+  .refine((record) => record.id !== undefined || record.slug !== undefined, {
+    message: 'needs an id or a slug',
+    path: ['id'],
+  });
+
+export type ImportRecord = z.infer<typeof importRecordSchema>;
+
+export interface MediaObject {
+  name: string;
+  contentType: string;
+  body: string;
+}
+
+export interface ImportedVideo {
+  content: VideoContent;
+  media: MediaObject[];
+}
+
+const DEFAULT_MEDIA = ['original.mp4', 'thumbnail.jpg'];
+const CONTENT_TYPES: Record<string, string> = {
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  vtt: 'text/vtt',
+  json: 'application/json',
+};
+
+/** A date like `2019-05-04`, or a date-time with or without an offset (none means UTC). */
+export function parseRecordDate(value: string | null | undefined): Date | null {
+  if (!value) return null;
+  const withZone = /^\d{4}-\d{2}-\d{2}$/.test(value)
+    ? `${value}T00:00:00Z`
+    : /(Z|[+-]\d{2}:?\d{2})$/i.test(value)
+      ? value
+      : `${value}Z`;
+  const date = new Date(withZone);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/**
+ * The author is the owner's JWT `sub`. When a record has none, one is derived from its first
+ * speaker (or its event), so every import of the same file gives the same owners.
+ */
+function deriveAuthorId(record: ImportRecord): string {
+  if (record.authorId) return record.authorId;
+  const speaker = record.speakers?.map((name) => name.trim()).find((name) => name.length > 0);
+  const source = speaker
+    ? `speaker:${speaker.toLowerCase()}`
+    : `event:${(record.event ?? 'unknown').toLowerCase()}`;
+  return uuidV5(source, AUTHOR_ID_NAMESPACE);
+}
+
+export function toImportedVideo(record: ImportRecord): ImportedVideo {
+  const id = record.id ? normalizeId(record.id) : uuidV5(record.slug!, VIDEO_ID_NAMESPACE);
+  const tags = [...new Set((record.tags ?? []).map((tag) => tag.trim()).filter((tag) => tag.length > 0))];
+  const media = (record.media ?? DEFAULT_MEDIA).map((name) => ({
+    name,
+    contentType: CONTENT_TYPES[name.split('.').pop()!.toLowerCase()] ?? 'application/octet-stream',
+    // A small placeholder: the dataset has no media of its own, but deletion must find real objects.
+    body: `placeholder ${name} for video ${id}\n`,
+  }));
+  return {
+    content: {
+      id,
+      authorId: deriveAuthorId(record),
+      title: record.title.trim(),
+      description: (record.description ?? '').replace(/\r\n/g, '\n'),
+      tags,
+      publishedAt: parseRecordDate(record.publishedAt ?? record.recorded),
+    },
+    media,
+  };
+}

@@ -1,0 +1,46 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, ConfigModule } from './config/config.module';
+import type { AppConfig } from './config/config.schema';
+import { dataSourceOptions } from './database/data-source';
+import { createRedisClient, REDIS_CLIENT } from './redis/redis';
+import { createSearchClient, SEARCH_CLIENT } from './search/search.client';
+import { SearchIndexService } from './search/search-index.service';
+import { StorageService } from './storage/storage.service';
+import { VideoRepository } from './video/video.repository';
+
+/** The connections to MySQL, Redis, Elasticsearch and S3 that both processes share. */
+@Global()
+@Module({
+  imports: [
+    ConfigModule,
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config),
+        retryAttempts: 3,
+        retryDelay: 1_000,
+      }),
+    }),
+  ],
+  providers: [
+    {
+      provide: REDIS_CLIENT,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => createRedisClient(c.REDIS_URL),
+    },
+    { provide: SEARCH_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createSearchClient(c) },
+    SearchIndexService,
+    StorageService,
+    VideoRepository,
+  ],
+  exports: [REDIS_CLIENT, SEARCH_CLIENT, SearchIndexService, StorageService, VideoRepository],
+})
+export class InfrastructureModule implements OnApplicationShutdown {
+  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => undefined);
+  }
+}

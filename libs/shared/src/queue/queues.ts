@@ -1,0 +1,8 @@
+/** Queue names. Deletions get their own queue so a long reindex never delays a purge. */
+export const QUEUES = {
+  deletion: 'video-deletion',
+  index: 'video-index',
+  maintenance: 'maintenance',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

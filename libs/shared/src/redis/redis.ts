@@ -1,0 +1,24 @@
+import type { ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+
+/** Injection token for the Redis connection used by health checks and small bookkeeping. */
+export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
+
+/** Options BullMQ needs on its connections: blocking commands must wait forever, not fail. */
+export function bullConnection(redisUrl: string): ConnectionOptions {
+  const url = new URL(redisUrl);
+  return {
+    host: url.hostname,
+    port: url.port ? Number(url.port) : 6379,
+    username: url.username ? decodeURIComponent(url.username) : undefined,
+    password: url.password ? decodeURIComponent(url.password) : undefined,
+    db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
+    tls: url.protocol === 'rediss:' ? {} : undefined,
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** A connection that fails fast while Redis is down instead of queueing commands. */
+export function createRedisClient(redisUrl: string): Redis {
+  return new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 3_000 });
+}

@@ -1,0 +1,36 @@
+/**
+ * Date bounds of SPEC §7: a date (`2024-05-01`) or a date-time with optional fraction and offset
+ * (`Z` or `±hh:mm`; none means UTC). A date-only lower bound starts that day at 00:00:00 UTC; a
+ * date-only upper bound includes the whole day.
+ */
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
+
+function validCalendarDate(year: number, month: number, day: number): boolean {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+export function parseDateBound(value: string, bound: 'from' | 'to'): Date | null {
+  const dateOnly = DATE.exec(value);
+  if (dateOnly) {
+    const [year, month, day] = dateOnly.slice(1, 4).map(Number) as [number, number, number];
+    if (!validCalendarDate(year, month, day)) return null;
+    const start = Date.UTC(year, month - 1, day);
+    return new Date(bound === 'from' ? start : start + 86_400_000 - 1);
+  }
+  const dateTime = DATE_TIME.exec(value);
+  if (!dateTime) return null;
+  const [year, month, day, hour, minute, second] = dateTime.slice(1, 7).map(Number) as number[];
+  if (!validCalendarDate(year!, month!, day!) || hour! > 23 || minute! > 59 || second! > 59) return null;
+  const offset = dateTime[8];
+  if (offset && offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59))
+    return null;
+  // Milliseconds are the index's precision: a finer fraction is truncated, which keeps both bounds inclusive.
+  const fraction = (dateTime[7] ?? '').slice(0, 4);
+  const parsed = new Date(`${value.slice(0, 19)}${fraction}${offset ?? 'Z'}`);
+  return Number.isNaN(parsed.getTime()) ? null : parsed;
+}
+
+/** Elasticsearch refuses `from + size` beyond this window. */
+export const MAX_RESULT_WINDOW = 10_000;

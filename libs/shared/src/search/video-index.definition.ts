@@ -1,0 +1,55 @@
+import type { estypes } from '@elastic/elasticsearch';
+
+/**
+ * The search index, built only from analysis that Elasticsearch's server core ships (standard
+ * tokenizer, lowercase, stop, shingle), so the same definition runs on the test distribution and
+ * in production. Bump INDEX_DEFINITION_VERSION when the mapping changes: the reindex builds a new
+ * index and swaps the alias.
+ */
+export const INDEX_DEFINITION_VERSION = 1;
+
+export const videoIndexSettings: estypes.IndicesIndexSettings = {
+  number_of_shards: 1,
+  number_of_replicas: 0,
+  analysis: {
+    filter: {
+      video_stop: { type: 'stop', stopwords: '_english_' },
+      video_shingle: { type: 'shingle', min_shingle_size: 2, max_shingle_size: 2, output_unigrams: false },
+    },
+    analyzer: {
+      video_text: { type: 'custom', tokenizer: 'standard', filter: ['lowercase'] },
+      video_text_stop: { type: 'custom', tokenizer: 'standard', filter: ['lowercase', 'video_stop'] },
+      video_shingle: { type: 'custom', tokenizer: 'standard', filter: ['lowercase', 'video_shingle'] },
+    },
+  },
+};
+
+const text = (analyzer: string): estypes.MappingProperty => ({
+  type: 'text',
+  analyzer,
+  fields: { shingles: { type: 'text', analyzer: 'video_shingle' } },
+});
+
+export const videoIndexMappings: estypes.MappingTypeMapping = {
+  dynamic: 'strict',
+  properties: {
+    id: { type: 'keyword' },
+    authorId: { type: 'keyword' },
+    state: { type: 'keyword' },
+    tags: { type: 'keyword', fields: { text: { type: 'text', analyzer: 'video_text' } } },
+    title: text('video_text'),
+    description: text('video_text_stop'),
+    publishedAt: { type: 'date' },
+  },
+};
+
+/** What one video looks like in the index. */
+export interface VideoDocument {
+  id: string;
+  authorId: string;
+  state: string;
+  title: string;
+  description: string;
+  tags: string[];
+  publishedAt: string | null;
+}

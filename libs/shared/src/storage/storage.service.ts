@@ -1,0 +1,100 @@
+import {
+  CreateBucketCommand,
+  DeleteObjectsCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+
+/** Every object of a video lives under this prefix, so "all of its media" is one listing. */
+export function mediaPrefix(videoId: string): string {
+  return `videos/${videoId}/`;
+}
+
+@Injectable()
+export class StorageService implements OnModuleDestroy {
+  readonly bucket: string;
+  private readonly client: S3Client;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    // Node 20 is this deployment's runtime; the SDK's notice about its future Node 22 floor is noise in every log.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    this.bucket = config.S3_BUCKET;
+    this.client = new S3Client({
+      endpoint: config.S3_ENDPOINT,
+      region: config.S3_REGION,
+      forcePathStyle: config.S3_FORCE_PATH_STYLE,
+      credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
+      maxAttempts: 3,
+    });
+  }
+
+  /** Fails when the bucket cannot be reached; used by readiness checks. */
+  async ping(): Promise<void> {
+    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), {
+      abortSignal: AbortSignal.timeout(3_000),
+    });
+  }
+
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (error) {
+      if (!(error instanceof S3ServiceException) || error.$metadata.httpStatusCode !== 404) throw error;
+      await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }));
+    }
+  }
+
+  async putObject(key: string, body: Uint8Array | string, contentType: string): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }),
+    );
+  }
+
+  /** Pages through every key under a prefix; 1,000 keys at a time, so memory stays flat. */
+  async *listKeys(prefix: string): AsyncGenerator<string[]> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      const keys = (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+      if (keys.length > 0) yield keys;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async countKeys(prefix: string): Promise<number> {
+    let count = 0;
+    for await (const keys of this.listKeys(prefix)) count += keys.length;
+    return count;
+  }
+
+  /**
+   * Deletes up to 1,000 keys in one request. A key that is already gone counts as deleted (S3
+   * reports it as deleted); any per-key error fails the call so the caller's retry covers it.
+   */
+  async deleteKeys(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const result = await this.client.send(
+      new DeleteObjectsCommand({
+        Bucket: this.bucket,
+        Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
+      }),
+    );
+    const failed = (result.Errors ?? []).filter((error) => error.Code !== 'NoSuchKey');
+    if (failed.length > 0) {
+      const first = failed[0]!;
+      throw new Error(`DeleteObjects failed for ${failed.length} key(s), first ${first.Key}: ${first.Code}`);
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.client.destroy();
+  }
+}

@@ -1,0 +1,31 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+export type DeletionReason = 'permanent' | 'retention';
+
+/** One row per purged video, kept after the video row is gone. The unique video id makes the write idempotent. */
+@Entity({ name: 'deletion_audit' })
+export class DeletionAuditEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
+  id!: string;
+
+  @Column({ name: 'video_id', type: 'char', length: 36, unique: true })
+  videoId!: string;
+
+  @Column({ name: 'author_id', type: 'varchar', length: 128 })
+  authorId!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  reason!: DeletionReason;
+
+  @Column({ name: 'requested_by', type: 'varchar', length: 128, nullable: true })
+  requestedBy!: string | null;
+
+  @Column({ name: 'deleted_at', type: 'datetime', precision: 3, nullable: true })
+  deletedAt!: Date | null;
+
+  @Column({ name: 'objects_deleted', type: 'int', unsigned: true })
+  objectsDeleted!: number;
+
+  @Column({ name: 'purged_at', type: 'datetime', precision: 3, default: () => 'CURRENT_TIMESTAMP(3)' })
+  purgedAt!: Date;
+}

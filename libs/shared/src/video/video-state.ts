@@ -1,0 +1,6 @@
+/** Lifecycle of a video row (SPEC §2). A purged video has no row: only its audit record remains. */
+export enum VideoState {
+  Active = 'active',
+  SoftDeleted = 'soft_deleted',
+  Deleting = 'deleting',
+}

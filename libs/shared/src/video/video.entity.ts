@@ -1,0 +1,47 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { VideoState } from './video-state';
+
+@Entity({ name: 'videos' })
+// Due purges: state = soft_deleted AND purge_at <= now. Stuck deletions: state = deleting AND updated_at < cutoff.
+@Index('idx_videos_state_purge_at', ['state', 'purgeAt'])
+@Index('idx_videos_state_updated_at', ['state', 'updatedAt'])
+@Index('idx_videos_author_id', ['authorId'])
+export class VideoEntity {
+  /** Lowercase canonical UUID. */
+  @PrimaryColumn({ type: 'char', length: 36 })
+  id!: string;
+
+  @Column({ name: 'author_id', type: 'varchar', length: 128 })
+  authorId!: string;
+
+  @Column({ type: 'varchar', length: 512 })
+  title!: string;
+
+  @Column({ type: 'mediumtext' })
+  description!: string;
+
+  @Column({ type: 'json' })
+  tags!: string[];
+
+  @Column({ name: 'published_at', type: 'datetime', precision: 3, nullable: true })
+  publishedAt!: Date | null;
+
+  @Column({ type: 'varchar', length: 16, default: VideoState.Active })
+  state!: VideoState;
+
+  @Column({ name: 'deleted_at', type: 'datetime', precision: 3, nullable: true })
+  deletedAt!: Date | null;
+
+  @Column({ name: 'purge_at', type: 'datetime', precision: 3, nullable: true })
+  purgeAt!: Date | null;
+
+  /** Bumped on every change; the search index stores it as an external version so stale writes lose. */
+  @Column({ type: 'int', unsigned: true, default: 1 })
+  version!: number;
+
+  @Column({ name: 'created_at', type: 'datetime', precision: 3, default: () => 'CURRENT_TIMESTAMP(3)' })
+  createdAt!: Date;
+
+  @Column({ name: 'updated_at', type: 'datetime', precision: 3, default: () => 'CURRENT_TIMESTAMP(3)' })
+  updatedAt!: Date;
+}
