@@ -19,7 +19,7 @@ export class SearchIndexService {
   readonly alias: string;
 
   constructor(
-    @Inject(SEARCH_CLIENT) private readonly client: Client,
+    @Inject(SEARCH_CLIENT) readonly client: Client,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.alias = config.ELASTICSEARCH_INDEX;

@@ -21,8 +21,8 @@ export function parseDateBound(value: string, bound: 'from' | 'to'): Date | null
   }
   const dateTime = DATE_TIME.exec(value);
   if (!dateTime) return null;
-  const [year, month, day, hour, minute, second] = dateTime.slice(1, 7).map(Number) as number[];
-  if (!validCalendarDate(year!, month!, day!) || hour! > 23 || minute! > 59 || second! > 59) return null;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = dateTime.slice(1, 7).map(Number);
+  if (!validCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return null;
   const offset = dateTime[8];
   if (offset && offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59))
     return null;

@@ -1,0 +1,57 @@
+import { ProblemException, type ProblemBody } from '@app/shared/http/problem';
+import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import { searchQuerySchema } from './search-query.schema';
+
+const pipe = new ZodValidationPipe(searchQuerySchema);
+
+function errorsOf(query: Record<string, unknown>): string[] {
+  try {
+    pipe.transform(query);
+  } catch (error) {
+    if (!(error instanceof ProblemException)) throw error;
+    return ((error.getResponse() as ProblemBody).errors ?? []).map((e) => e.name).sort();
+  }
+  return [];
+}
+
+describe('search query validation (SPEC §7)', () => {
+  it('applies defaults and trims q', () => {
+    expect(pipe.transform({ q: '  asyncio ' })).toEqual({ q: 'asyncio', page: 1, limit: 20 });
+  });
+
+  it('resolves date-only bounds to whole days', () => {
+    const query = pipe.transform({ q: 'x', dateFrom: '2024-05-01', dateTo: '2024-05-01' });
+    expect(query.dateFrom?.toISOString()).toBe('2024-05-01T00:00:00.000Z');
+    expect(query.dateTo?.toISOString()).toBe('2024-05-01T23:59:59.999Z');
+  });
+
+  it('ignores unknown parameters', () => {
+    expect(errorsOf({ q: 'x', sort: 'new' })).toEqual([]);
+  });
+
+  it.each([
+    [{}, ['q']],
+    [{ q: '   ' }, ['q']],
+    [{ q: 'x'.repeat(257) }, ['q']],
+    [{ q: 'x', authorId: '' }, ['authorId']],
+    [{ q: 'x', authorId: 'a'.repeat(129) }, ['authorId']],
+    [{ q: 'x', page: '0' }, ['page']],
+    [{ q: 'x', page: '1.5' }, ['page']],
+    [{ q: 'x', page: '-1' }, ['page']],
+    [{ q: 'x', limit: '101' }, ['limit']],
+    [{ q: 'x', limit: '0' }, ['limit']],
+    [{ q: 'x', limit: '1e2' }, ['limit']],
+    [{ q: 'x', dateFrom: '2024-02-30' }, ['dateFrom']],
+    [{ q: 'x', dateTo: 'tomorrow' }, ['dateTo']],
+    [{ q: 'x', dateFrom: '2024-05-02', dateTo: '2024-05-01' }, ['dateFrom']],
+    [{ q: 'x', page: '101', limit: '100' }, ['page']],
+    [{ q: ['a', 'b'] }, ['q']],
+    [{ q: 'x', page: ['1', '2'], limit: '0' }, ['limit', 'page']],
+  ])('%p is refused naming %p', (query, names) => {
+    expect(errorsOf(query)).toEqual(names);
+  });
+
+  it('accepts the last page inside the window', () => {
+    expect(errorsOf({ q: 'x', page: '100', limit: '100' })).toEqual([]);
+  });
+});

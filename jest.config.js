@@ -1,0 +1,27 @@
+/** Three levels (STYLE.md): unit tests of pure rules, integration and end-to-end against the real services. */
+const base = {
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: { '^@app/shared(|/.*)$': '<rootDir>/libs/shared/src$1' },
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...base,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/test-env.ts'],
+    },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/test-env.ts'],
+    },
+  ],
+};

@@ -1,0 +1,69 @@
+import { assertAuthConfigured, ConfigError, loadConfig } from './load-config';
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('applies the SPEC §9 defaults pointing at the local services', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      PORT: 3000,
+      WORKER_PORT: 3001,
+      DATABASE_URL: 'mysql://root@127.0.0.1:3306/videos',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
+      ELASTICSEARCH_INDEX: 'videos',
+      S3_FORCE_PATH_STYLE: true,
+      RETENTION_DEFAULT_DAYS: 30,
+      PURGE_SWEEP_INTERVAL_MS: 60_000,
+    });
+  });
+
+  it('parses the values it is given', () => {
+    const config = loadConfig({ PORT: '8080', S3_FORCE_PATH_STYLE: 'false', RETENTION_DEFAULT_DAYS: '0' });
+    expect(config.PORT).toBe(8080);
+    expect(config.S3_FORCE_PATH_STYLE).toBe(false);
+    expect(config.RETENTION_DEFAULT_DAYS).toBe(0);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ PORT: '' }).PORT).toBe(3000);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['WORKER_PORT', '-1'],
+    ['DATABASE_URL', 'postgres://localhost/videos'],
+    ['REDIS_URL', 'not a url'],
+    ['ELASTICSEARCH_URL', 'ftp://host'],
+    ['ELASTICSEARCH_INDEX', 'Videos!'],
+    ['S3_BUCKET', 'UPPER_case'],
+    ['S3_FORCE_PATH_STYLE', 'yes'],
+    ['JWT_SECRET', 'short'],
+    ['RETENTION_DEFAULT_DAYS', '3651'],
+    ['PURGE_SWEEP_INTERVAL_MS', '10'],
+    ['WORKER_CONCURRENCY', '0'],
+  ])('names %s when it is %p', (name, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('names every bad variable at once', () => {
+    const problems = problemsOf({ PORT: 'x', REDIS_URL: 'y' });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'REDIS_URL']);
+  });
+
+  it('requires a key source for the API', () => {
+    expect(() => assertAuthConfigured(loadConfig({}))).toThrow(/JWT_SECRET or JWT_JWKS_URI/);
+    expect(() => assertAuthConfigured(loadConfig({ JWT_SECRET: 'x'.repeat(32) }))).not.toThrow();
+  });
+});

@@ -1,0 +1,81 @@
+import { importRecordSchema, parseRecordDate, toImportedVideo } from './import-record';
+
+const parse = (value: unknown) => importRecordSchema.parse(value);
+
+describe('parseRecordDate', () => {
+  it.each([
+    ['2019-05-04', '2019-05-04T00:00:00.000Z'],
+    ['2019-05-04T10:30:00', '2019-05-04T10:30:00.000Z'],
+    ['2019-05-04T10:30:00+02:00', '2019-05-04T08:30:00.000Z'],
+    ['2019-05-04T10:30:00Z', '2019-05-04T10:30:00.000Z'],
+  ])('%s → %s', (input, expected) => {
+    expect(parseRecordDate(input)?.toISOString()).toBe(expected);
+  });
+
+  it.each([null, undefined, '', 'soon'])('%p → null', (input) => {
+    expect(parseRecordDate(input)).toBeNull();
+  });
+});
+
+describe('toImportedVideo', () => {
+  const record = {
+    slug: 'pycon-us-2019/talk',
+    event: 'PyCon US 2019',
+    title: '  Async all the things ',
+    description: 'line one\r\nline two',
+    speakers: ['Ada Lovelace', 'Alan Turing'],
+    recorded: '2019-05-04',
+    tags: ['python', ' python ', ''],
+  };
+
+  it('derives the same ids from the same slug and speaker every time', () => {
+    const a = toImportedVideo(parse(record));
+    const b = toImportedVideo(parse({ ...record, title: 'other' }));
+    expect(a.content.id).toBe(b.content.id);
+    expect(a.content.authorId).toBe(b.content.authorId);
+    expect(toImportedVideo(parse({ ...record, slug: 'other/talk' })).content.id).not.toBe(a.content.id);
+  });
+
+  it('owns a video by its first speaker, or by its event when it has none', () => {
+    const bySpeaker = toImportedVideo(parse({ ...record, slug: 'x/1', speakers: ['Ada Lovelace'] }));
+    const sameSpeaker = toImportedVideo(parse({ ...record, slug: 'x/2', speakers: ['ada lovelace', 'Bob'] }));
+    const byEvent = toImportedVideo(parse({ ...record, speakers: [] }));
+    expect(sameSpeaker.content.authorId).toBe(bySpeaker.content.authorId);
+    expect(byEvent.content.authorId).not.toBe(bySpeaker.content.authorId);
+  });
+
+  it('keeps an explicit id (normalized) and author', () => {
+    const video = toImportedVideo(
+      parse({ ...record, id: '123E4567-E89B-42D3-A456-426614174000', authorId: 'u-1' }),
+    );
+    expect(video.content.id).toBe('123e4567-e89b-42d3-a456-426614174000');
+    expect(video.content.authorId).toBe('u-1');
+  });
+
+  it('cleans text, tags and dates', () => {
+    const { content } = toImportedVideo(parse(record));
+    expect(content.title).toBe('Async all the things');
+    expect(content.description).toBe('line one\nline two');
+    expect(content.tags).toEqual(['python']);
+    expect(content.publishedAt?.toISOString()).toBe('2019-05-04T00:00:00.000Z');
+  });
+
+  it('writes the default placeholder media, or the listed objects', () => {
+    expect(toImportedVideo(parse(record)).media.map((m) => [m.name, m.contentType])).toEqual([
+      ['original.mp4', 'video/mp4'],
+      ['thumbnail.jpg', 'image/jpeg'],
+    ]);
+    expect(toImportedVideo(parse({ ...record, media: ['a.vtt'] })).media.map((m) => m.name)).toEqual([
+      'a.vtt',
+    ]);
+  });
+
+  it.each([
+    ['no id and no slug', { title: 't' }],
+    ['an invalid id', { id: 'nope', title: 't' }],
+    ['no title', { slug: 's' }],
+    ['a media name with a path', { slug: 's', title: 't', media: ['../x'] }],
+  ])('refuses a record with %s', (_name, value) => {
+    expect(importRecordSchema.safeParse(value).success).toBe(false);
+  });
+});

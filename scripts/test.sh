@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The README's test command: unit, integration and end-to-end tests. Starts the local services
+# when they are not running (and reuses them when they are), builds, migrates, then runs jest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+bash scripts/services.sh up
+npm run build --silent
+mkdir -p .cache
+
+status=0
+# Unit tests first: fast, and they need nothing running.
+npx jest --selectProjects unit --json --outputFile=.cache/jest-unit.json "$@" || status=$?
+# Integration and end-to-end tests share the services, so they run one file at a time.
+npx jest --selectProjects integration e2e --runInBand --json --outputFile=.cache/jest-services.json "$@" || status=$?
+
+node -e '
+  const runs = [".cache/jest-unit.json", ".cache/jest-services.json"].map((f) => { try { return require("./" + f); } catch { return {}; } });
+  const sum = (k) => runs.reduce((n, r) => n + (r[k] ?? 0), 0);
+  console.log(`\n${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed, ${sum("numPendingTests")} skipped`);
+'
+exit "$status"

@@ -1,0 +1,21 @@
+import { ENTRY, runProcess } from '../support/processes';
+
+describe('configuration errors stop the process and name the variable', () => {
+  it.each([
+    ['api', ENTRY.api, { PORT: 'eighty' }, /PORT: must be a whole number from 1 to 65535/],
+    ['api', ENTRY.api, { JWT_SECRET: '', JWT_JWKS_URI: '' }, /JWT_SECRET or JWT_JWKS_URI/],
+    [
+      'worker',
+      ENTRY.worker,
+      { DATABASE_URL: 'postgres://127.0.0.1/videos' },
+      /DATABASE_URL: must be a URL like mysql:/,
+    ],
+    ['worker', ENTRY.worker, { WORKER_CONCURRENCY: '0' }, /WORKER_CONCURRENCY: must be a whole number/],
+    ['cli', ENTRY.cli, { S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE: must be true or false/],
+  ])('%s with %p', async (_name, entry, env, message) => {
+    const args = entry === ENTRY.cli ? ['migrate'] : [];
+    const result = await runProcess(entry, args, env);
+    expect(result.code).toBe(78);
+    expect(result.output).toMatch(message);
+  });
+});

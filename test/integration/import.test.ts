@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import { mediaPrefix } from '@app/shared/storage/storage.service';
+import { ENTRY, runProcess } from '../support/processes';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+const SAMPLE = resolve(__dirname, '../../data/pyvideo.jsonl.gz');
+
+describe('npm run cli -- import', () => {
+  let context: TestContext;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+  });
+
+  afterAll(() => context.close());
+
+  async function importSample(limit: number) {
+    const result = await runProcess(ENTRY.cli, [
+      'import',
+      SAMPLE,
+      '--limit',
+      String(limit),
+      '--batch-size',
+      '200',
+    ]);
+    expect(result).toMatchObject({ code: 0 });
+    return result.output;
+  }
+
+  it('500 records leave exactly 500 rows, their objects in S3 and 500 documents in the index', async () => {
+    const output = await importSample(500);
+    expect(output).toMatch(/Imported 500 of 500 records/);
+
+    const rows: { id: string }[] = await context.dataSource.query('SELECT id FROM videos');
+    const ids = rows.map((row) => row.id).sort();
+    expect(ids).toHaveLength(500);
+
+    const keys = await context.allMediaKeys();
+    const expectedKeys = ids.flatMap((id) => [
+      `${mediaPrefix(id)}original.mp4`,
+      `${mediaPrefix(id)}thumbnail.jpg`,
+    ]);
+    expect(keys.sort()).toEqual(expectedKeys.sort());
+
+    expect((await context.indexedIds()).sort()).toEqual(ids);
+  });
+
+  it('upserts by id: importing the same records again adds nothing and bumps the version', async () => {
+    await importSample(500);
+    const rows: { count: string; versions: string }[] = await context.dataSource.query(
+      'SELECT COUNT(*) AS count, GROUP_CONCAT(DISTINCT version) AS versions FROM videos',
+    );
+    const { count, versions } = rows[0]!;
+    expect(Number(count)).toBe(500);
+    expect(versions).toBe('2');
+    expect(await context.allMediaKeys()).toHaveLength(1000);
+    expect(await context.indexedIds()).toHaveLength(500);
+  });
+});

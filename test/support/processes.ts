@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+
+export const ENTRY = {
+  api: resolve(ROOT, 'dist/apps/api/src/main.js'),
+  worker: resolve(ROOT, 'dist/apps/worker/src/main.js'),
+  cli: resolve(ROOT, 'dist/apps/worker/src/cli.js'),
+};
+
+export interface RunningProcess {
+  child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts a built entry point with the test environment plus overrides; collects its output. */
+export function startProcess(
+  entry: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): RunningProcess {
+  const child = spawn(process.execPath, [entry, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return {
+    child,
+    output: () => output,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs an entry point to completion. */
+export async function runProcess(
+  entry: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
+  const running = startProcess(entry, env, args);
+  const code = await new Promise<number | null>((done) => running.child.once('exit', (c) => done(c)));
+  return { code, output: running.output() };
+}
+
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  { timeoutMs = 30_000, intervalMs = 200 } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((done) => setTimeout(done, intervalMs));
+  }
+  throw new Error(
+    `Timed out waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
+  );
+}
+
+/** Waits until `GET url` answers with the given status. */
+export function waitForStatus(url: string, status: number, timeoutMs = 30_000): Promise<true> {
+  return waitFor(
+    `${url} to answer ${status}`,
+    async () =>
+      (await fetch(url, { signal: AbortSignal.timeout(5_000) })).status === status ? true : undefined,
+    { timeoutMs },
+  );
+}
+
+/** A port nothing listens on, chosen by the kernel, so tests never collide with a running demo. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
+}

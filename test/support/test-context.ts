@@ -1,0 +1,46 @@
+import { loadConfig } from '@app/shared/config/load-config';
+import type { AppConfig } from '@app/shared/config/config.schema';
+import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
+
+export interface TestContext extends CliContext {
+  config: AppConfig;
+  /** Empties the test database, the test index and the test bucket. */
+  reset(): Promise<void>;
+  /** Every key in the test bucket under `videos/`. */
+  allMediaKeys(): Promise<string[]>;
+  /** Ids of every document in the index behind the alias. */
+  indexedIds(): Promise<string[]>;
+}
+
+export async function openTestContext(): Promise<TestContext> {
+  const config = loadConfig();
+  const context = await openCliContext(config);
+  const client = context.search.client;
+  const allMediaKeys = async () => {
+    const keys: string[] = [];
+    for await (const page of context.storage.listKeys('videos/')) keys.push(...page);
+    return keys;
+  };
+  return {
+    ...context,
+    config,
+    allMediaKeys,
+    async indexedIds() {
+      await context.search.refresh();
+      const response = await client.search({ index: context.search.alias, size: 10_000, _source: false });
+      return response.hits.hits.map((hit) => hit._id!);
+    },
+    async reset() {
+      await context.dataSource.query('DELETE FROM deletion_audit');
+      await context.dataSource.query('DELETE FROM videos');
+      const indices = await client.indices.get({
+        index: `${context.search.alias}_*`,
+        allow_no_indices: true,
+      });
+      for (const index of Object.keys(indices)) await client.indices.delete({ index });
+      await context.storage.ensureBucket();
+      for await (const page of context.storage.listKeys('videos/')) await context.storage.deleteKeys(page);
+      await context.search.ensureAlias();
+    },
+  };
+}
