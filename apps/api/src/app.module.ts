@@ -6,9 +6,10 @@ import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
 import { AuthModule } from './auth/auth.module';
 import { SearchModule } from './search/search.module';
+import { VideoModule } from './video/video.module';
 
 @Module({
-  imports: [LoggingModule, InfrastructureModule, HealthModule, AuthModule, SearchModule],
+  imports: [LoggingModule, InfrastructureModule, HealthModule, AuthModule, SearchModule, VideoModule],
   providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
 })
 export class AppModule {}

@@ -1,26 +1,25 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { APP_CONFIG } from '@app/shared/config/config.module';
-import type { AppConfig } from '@app/shared/config/config.schema';
 import { HealthModule } from '@app/shared/health/health.module';
 import { ProblemDetailsFilter } from '@app/shared/http/problem.filter';
 import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
-import { QUEUES } from '@app/shared/queue/queues';
-import { bullConnection } from '@app/shared/redis/redis';
+import { DeleteVideoHandler } from './deletion/delete-video.handler';
+import { SyncVideoHandler } from './index/sync-video.handler';
+import { JOB_HANDLERS } from './jobs/job-handler';
+import { JobRunner } from './jobs/job-runner.service';
+import { OrphanSweepHandler } from './sweeps/orphan-sweep.handler';
+import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
+
+const HANDLERS = [DeleteVideoHandler, SyncVideoHandler, PurgeSweepHandler, OrphanSweepHandler];
 
 @Module({
-  imports: [
-    LoggingModule,
-    InfrastructureModule,
-    HealthModule,
-    BullModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ connection: bullConnection(config.REDIS_URL) }),
-    }),
-    BullModule.registerQueue(...Object.values(QUEUES).map((name) => ({ name }))),
+  imports: [LoggingModule, InfrastructureModule, HealthModule],
+  providers: [
+    ...HANDLERS,
+    { provide: JOB_HANDLERS, inject: HANDLERS, useFactory: (...handlers: unknown[]) => handlers },
+    JobRunner,
+    { provide: APP_FILTER, useClass: ProblemDetailsFilter },
   ],
-  providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
 })
 export class WorkerModule {}

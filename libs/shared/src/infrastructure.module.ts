@@ -8,6 +8,9 @@ import { createRedisClient, REDIS_CLIENT } from './redis/redis';
 import { createSearchClient, SEARCH_CLIENT } from './search/search.client';
 import { SearchIndexService } from './search/search-index.service';
 import { StorageService } from './storage/storage.service';
+import { StorageCleaner } from './storage/storage-cleaner';
+import { JobQueues } from './queue/job-queues.service';
+import { VideoDeletionService } from './video/video-deletion.service';
 import { VideoRepository } from './video/video.repository';
 
 /** The connections to MySQL, Redis, Elasticsearch and S3 that both processes share. */
@@ -33,9 +36,21 @@ import { VideoRepository } from './video/video.repository';
     { provide: SEARCH_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createSearchClient(c) },
     SearchIndexService,
     StorageService,
+    StorageCleaner,
     VideoRepository,
+    JobQueues,
+    VideoDeletionService,
   ],
-  exports: [REDIS_CLIENT, SEARCH_CLIENT, SearchIndexService, StorageService, VideoRepository],
+  exports: [
+    REDIS_CLIENT,
+    SEARCH_CLIENT,
+    SearchIndexService,
+    StorageService,
+    StorageCleaner,
+    VideoRepository,
+    JobQueues,
+    VideoDeletionService,
+  ],
 })
 export class InfrastructureModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {}

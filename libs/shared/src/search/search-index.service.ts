@@ -91,6 +91,11 @@ export class SearchIndexService {
     return { indexed, stale };
   }
 
+  /** Removes a video's document; one that is already gone counts as removed. */
+  async deleteDocument(id: string): Promise<void> {
+    await this.client.delete({ index: this.alias, id, refresh: false }, { ignore: [404] });
+  }
+
   async refresh(): Promise<void> {
     await this.client.indices.refresh({ index: this.alias });
   }

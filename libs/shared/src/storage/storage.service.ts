@@ -69,6 +69,40 @@ export class StorageService implements OnModuleDestroy {
     } while (token);
   }
 
+  /** Pages through the video ids that have media (the `videos/{id}/` prefixes). */
+  async *listVideoIds(): AsyncGenerator<string[]> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: 'videos/',
+          Delimiter: '/',
+          ContinuationToken: token,
+        }),
+      );
+      const ids = (page.CommonPrefixes ?? []).flatMap((p) => (p.Prefix ? [p.Prefix.slice(7, -1)] : []));
+      if (ids.length > 0) yield ids;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  /** When the newest object under a prefix was written, or null when there is none. */
+  async newestObjectTime(prefix: string): Promise<Date | null> {
+    let newest: Date | null = null;
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (object.LastModified && (!newest || object.LastModified > newest)) newest = object.LastModified;
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return newest;
+  }
+
   async countKeys(prefix: string): Promise<number> {
     let count = 0;
     for await (const keys of this.listKeys(prefix)) count += keys.length;

@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-
-export type DeletionReason = 'permanent' | 'retention';
+import type { DeletionReason } from './video-lifecycle';
 
 /** One row per purged video, kept after the video row is gone. The unique video id makes the write idempotent. */
 @Entity({ name: 'deletion_audit' })

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { DeletionReason } from './video-lifecycle';
 import { VideoState } from './video-state';
 
 @Entity({ name: 'videos' })
@@ -34,6 +35,12 @@ export class VideoEntity {
 
   @Column({ name: 'purge_at', type: 'datetime', precision: 3, nullable: true })
   purgeAt!: Date | null;
+
+  @Column({ name: 'deletion_reason', type: 'varchar', length: 16, nullable: true })
+  deletionReason!: DeletionReason | null;
+
+  @Column({ name: 'deletion_requested_by', type: 'varchar', length: 128, nullable: true })
+  deletionRequestedBy!: string | null;
 
   /** Bumped on every change; the search index stores it as an external version so stale writes lose. */
   @Column({ type: 'int', unsigned: true, default: 1 })

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In, type Repository } from 'typeorm';
+import { DataSource, In, type EntityManager, type Repository } from 'typeorm';
+import { DeletionAuditEntity } from './deletion-audit.entity';
+import type { NextState } from './video-lifecycle';
 import { VideoState } from './video-state';
 import { VideoEntity } from './video.entity';
 
@@ -58,5 +60,98 @@ export class VideoRepository {
 
   count(): Promise<number> {
     return this.videos.count();
+  }
+
+  /** Reads a row and locks it until the transaction ends, so two deciders never interleave. */
+  lockById(manager: EntityManager, id: string): Promise<VideoEntity | null> {
+    return manager.getRepository(VideoEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async applyState(manager: EntityManager, id: string, next: NextState, now: Date): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .update(VideoEntity)
+      .set({
+        state: next.state,
+        deletedAt: next.deletedAt,
+        purgeAt: next.purgeAt,
+        deletionReason: next.deletionReason,
+        deletionRequestedBy: next.deletionRequestedBy,
+        updatedAt: now,
+        version: () => 'version + 1',
+      })
+      .where('id = :id', { id })
+      .execute();
+  }
+
+  /**
+   * Ends a deletion: one audit record (the unique video id makes a repeat a no-op) and the row
+   * gone, in one transaction. Returns false when another run got there first.
+   */
+  async finishDeletion(video: VideoEntity, objectsDeleted: number, now: Date): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(DeletionAuditEntity)
+        .values({
+          videoId: video.id,
+          authorId: video.authorId,
+          reason: video.deletionReason ?? 'permanent',
+          requestedBy: video.deletionRequestedBy,
+          deletedAt: video.deletedAt,
+          objectsDeleted,
+          purgedAt: now,
+        })
+        .orIgnore()
+        .execute();
+      const result = await manager.delete(VideoEntity, { id: video.id, state: VideoState.Deleting });
+      return (result.affected ?? 0) > 0;
+    });
+  }
+
+  /** Ids in keyset-paged batches, so a sweep over any number of rows keeps memory flat. */
+  private async *idBatches(
+    where: string,
+    parameters: unknown[],
+    batchSize: number,
+  ): AsyncGenerator<string[]> {
+    let after = '';
+    for (;;) {
+      const rows: { id: string }[] = await this.dataSource.query(
+        `SELECT id FROM videos WHERE ${where} AND id > ? ORDER BY id LIMIT ?`,
+        [...parameters, after, batchSize],
+      );
+      if (rows.length === 0) return;
+      yield rows.map((row) => row.id);
+      if (rows.length < batchSize) return;
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+
+  /** Soft-deleted videos whose purge date has passed. */
+  dueForPurge(now: Date, batchSize = 500): AsyncGenerator<string[]> {
+    return this.idBatches('state = ? AND purge_at <= ?', [VideoState.SoftDeleted, now], batchSize);
+  }
+
+  /** Videos whose permanent deletion has started but not finished. */
+  inDeletion(batchSize = 500): AsyncGenerator<string[]> {
+    return this.idBatches('state = ?', [VideoState.Deleting], batchSize);
+  }
+
+  /** Which of these ids still have a row, in any state. */
+  async existingIds(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.videos.find({ select: { id: true }, where: { id: In(ids) } });
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** The oldest purge date still waiting, for the purge-lag metric. */
+  async oldestDuePurge(now: Date): Promise<Date | null> {
+    const rows: { oldest: Date | null }[] = await this.dataSource.query(
+      'SELECT MIN(purge_at) AS oldest FROM videos WHERE state = ? AND purge_at <= ?',
+      [VideoState.SoftDeleted, now],
+    );
+    return rows[0]?.oldest ?? null;
   }
 }

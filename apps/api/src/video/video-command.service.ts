@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { ProblemException } from '@app/shared/http/problem';
+import { VideoDeletionService, type ApplyResult } from '@app/shared/video/video-deletion.service';
+import type { NextState } from '@app/shared/video/video-lifecycle';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { DeleteQuery } from './video-params.schema';
+
+export type DeleteResponse =
+  | { id: string; state: 'soft_deleted'; deletedAt: string; purgeAt: string }
+  | { id: string; state: 'deleted' };
+
+export interface RestoreResponse {
+  id: string;
+  state: 'active';
+}
+
+/** Turns the shared rules' outcomes into the HTTP contract of SPEC §6 and §8. */
+@Injectable()
+export class VideoCommandService {
+  constructor(private readonly deletion: VideoDeletionService) {}
+
+  async delete(
+    id: string,
+    query: DeleteQuery,
+    user: AuthenticatedUser,
+    requestId: string,
+  ): Promise<DeleteResponse> {
+    if (query.permanent) {
+      ok(await this.deletion.permanentDelete(id, user, requestId));
+      return { id, state: 'deleted' };
+    }
+    const state = ok(await this.deletion.softDelete(id, user, query.retentionDays, requestId));
+    return {
+      id,
+      state: 'soft_deleted',
+      deletedAt: state.deletedAt!.toISOString(),
+      purgeAt: state.purgeAt!.toISOString(),
+    };
+  }
+
+  async restore(id: string, user: AuthenticatedUser, requestId?: string): Promise<RestoreResponse> {
+    ok(await this.deletion.restore(id, user, requestId));
+    return { id, state: 'active' };
+  }
+}
+
+function ok(result: ApplyResult): NextState {
+  if (result.kind === 'not_found') throw new ProblemException(404, 'No such video, or it has been deleted.');
+  if (result.kind === 'forbidden')
+    throw new ProblemException(403, "Only the video's author or an admin may do this.");
+  return result.state;
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
+
+/** The `{id}` path parameter: the UUID rule of SPEC §5, normalized to lowercase. */
+export const videoIdParamsSchema = z.object({
+  id: z
+    .string()
+    .refine(
+      isValidVideoId,
+      'id must be a UUID in canonical 8-4-4-4-12 form (versions 1–8, RFC variant, or nil/max)',
+    )
+    .transform(normalizeId),
+});
+
+/** The query of `DELETE /api/videos/{id}` (SPEC §6). */
+export const deleteQuerySchema = z.object({
+  // `true` in any letter case selects permanent deletion; anything else, or nothing, is a soft delete.
+  permanent: z
+    .string()
+    .optional()
+    .transform((value) => value?.toLowerCase() === 'true'),
+  // Validated always, applied only to a soft delete.
+  retentionDays: z
+    .string()
+    .regex(/^\d{1,4}$/, 'retentionDays must be an integer from 0 to 3650 (digits only)')
+    .transform(Number)
+    .refine((value) => value <= 3650, 'retentionDays must be an integer from 0 to 3650 (digits only)')
+    .optional(),
+});
+
+export type DeleteQuery = z.output<typeof deleteQuerySchema>;

@@ -1,0 +1,39 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { VideoRepository } from '@app/shared/video/video.repository';
+import type { JobHandler } from '../jobs/job-handler';
+
+export interface PurgeSweepResult {
+  due: number;
+  deleting: number;
+}
+
+/**
+ * MySQL holds every purge date, so this sweep alone would purge everything on time (late by at
+ * most its interval) even if Redis lost every job. Safe with any number of workers: it only ever
+ * ensures that one job per video exists.
+ */
+@Injectable()
+export class PurgeSweepHandler implements JobHandler<'purge-sweep'> {
+  readonly name = 'purge-sweep';
+  private readonly logger = new Logger(PurgeSweepHandler.name);
+
+  constructor(
+    private readonly videos: VideoRepository,
+    private readonly queues: JobQueues,
+  ) {}
+
+  async handle(): Promise<PurgeSweepResult> {
+    const result = { due: 0, deleting: 0 };
+    for await (const ids of this.videos.dueForPurge(new Date())) {
+      for (const id of ids) await this.queues.ensureDeletionJob(id, 0);
+      result.due += ids.length;
+    }
+    for await (const ids of this.videos.inDeletion()) {
+      for (const id of ids) await this.queues.ensureDeletionJob(id, 0);
+      result.deleting += ids.length;
+    }
+    if (result.due + result.deleting > 0) this.logger.log(result, 'purge sweep enqueued deletions');
+    return result;
+  }
+}

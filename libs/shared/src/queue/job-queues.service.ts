@@ -1,0 +1,107 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Queue, type JobsOptions } from 'bullmq';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { bullConnection } from '../redis/redis';
+import { deletionJobId, JOB_QUEUES, type JobName, type JobPayloads } from './jobs';
+import { QUEUES, type QueueName } from './queues';
+
+/** Retries with exponential backoff; the worker adds jitter (see `jitteredBackoff`). */
+const DELETION_JOB_OPTIONS: JobsOptions = {
+  attempts: 8,
+  backoff: { type: 'jittered', delay: 1_000 },
+  removeOnComplete: { age: 3_600, count: 1_000 },
+  // Failed deletions stay visible (dashboard, metrics) until the sweep retries them.
+  removeOnFail: false,
+};
+
+/**
+ * Exponential backoff with full jitter between half and the whole step, capped at 5 minutes, so
+ * many failing deletions do not retry in lockstep against a struggling store.
+ */
+export function jitteredBackoff(attemptsMade: number, baseMs = 1_000, random = Math.random): number {
+  const step = Math.min(baseMs * 2 ** Math.max(0, attemptsMade - 1), 300_000);
+  return Math.round(step / 2 + (random() * step) / 2);
+}
+
+/** The producer side of every queue. Used by the API, the worker and the CLI. */
+@Injectable()
+export class JobQueues implements OnModuleDestroy {
+  private readonly logger = new Logger(JobQueues.name);
+  private readonly queues = new Map<QueueName, Queue>();
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    for (const name of Object.values(QUEUES)) {
+      this.queues.set(name, new Queue(name, { connection: bullConnection(config.REDIS_URL) }));
+    }
+  }
+
+  queue(name: QueueName): Queue {
+    return this.queues.get(name)!;
+  }
+
+  all(): Queue[] {
+    return [...this.queues.values()];
+  }
+
+  async add<N extends JobName>(name: N, payload: JobPayloads[N], options: JobsOptions = {}): Promise<void> {
+    await this.queue(JOB_QUEUES[name]).add(name, payload, {
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+      ...options,
+    });
+  }
+
+  /**
+   * Makes sure a deletion job for the video will run after `delayMs`: adds it, moves an existing
+   * delayed job to the new time, or retries a failed one. Safe to call any number of times, from
+   * any number of processes: the job id is the video's.
+   */
+  async ensureDeletionJob(videoId: string, delayMs: number, requestId?: string): Promise<void> {
+    const queue = this.queue(JOB_QUEUES['delete-video']);
+    const jobId = deletionJobId(videoId);
+    const existing = await queue.getJob(jobId);
+    if (existing) {
+      const state = await existing.getState();
+      if (
+        state === 'active' ||
+        state === 'waiting' ||
+        state === 'prioritized' ||
+        state === 'waiting-children'
+      )
+        return;
+      if (state === 'delayed') {
+        if (delayMs <= 0) await existing.promote();
+        else await existing.changeDelay(delayMs);
+        return;
+      }
+      if (state === 'failed' && delayMs <= 0) {
+        await existing.retry('failed');
+        return;
+      }
+      // Completed, or failed but not due yet: replace it with a fresh job.
+      await existing
+        .remove()
+        .catch((error: unknown) => this.logger.warn(`could not replace ${jobId}: ${String(error)}`));
+    }
+    await queue.add(
+      'delete-video',
+      { videoId, ...(requestId ? { requestId } : {}) } satisfies JobPayloads['delete-video'],
+      { ...DELETION_JOB_OPTIONS, jobId, delay: Math.max(0, delayMs) },
+    );
+  }
+
+  /** Drops a pending purge; an active one finds the row restored and does nothing. */
+  async cancelDeletionJob(videoId: string): Promise<void> {
+    const job = await this.queue(JOB_QUEUES['delete-video']).getJob(deletionJobId(videoId));
+    if (!job) return;
+    const state = await job.getState();
+    if (state === 'delayed' || state === 'waiting' || state === 'failed' || state === 'completed') {
+      await job.remove().catch(() => undefined);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(this.all().map((queue) => queue.close()));
+  }
+}

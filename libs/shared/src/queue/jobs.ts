@@ -1,0 +1,33 @@
+import { QUEUES, type QueueName } from './queues';
+
+/** Every job the worker runs, with its payload. The worker fails at start unless each has exactly one handler. */
+export interface JobPayloads {
+  /** Permanent deletion of one video: at its purge date (delayed) or at once. */
+  'delete-video': { videoId: string; requestId?: string };
+  /** Bring one video's index document in line with its row. */
+  'sync-video': { videoId: string; requestId?: string };
+  /** Find due purges and deletions without a job in MySQL and (re)enqueue them. */
+  'purge-sweep': Record<string, never>;
+  /** Delete media prefixes whose video no longer exists. */
+  'orphan-sweep': Record<string, never>;
+}
+
+export type JobName = keyof JobPayloads;
+
+export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
+  'delete-video': QUEUES.deletion,
+  'sync-video': QUEUES.index,
+  'purge-sweep': QUEUES.maintenance,
+  'orphan-sweep': QUEUES.maintenance,
+};
+
+export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
+
+/** One deletion job per video: BullMQ ignores a second add with the same id. (Ids may not contain ':'.) */
+export function deletionJobId(videoId: string): string {
+  return `delete-${videoId}`;
+}
+
+export function syncJobId(videoId: string, version: number): string {
+  return `sync-${videoId}-${version}`;
+}
