@@ -23,7 +23,7 @@ export class VideoCommandService {
     id: string,
     query: DeleteQuery,
     user: AuthenticatedUser,
-    requestId: string,
+    requestId?: string,
   ): Promise<DeleteResponse> {
     if (query.permanent) {
       ok(await this.deletion.permanentDelete(id, user, requestId));
