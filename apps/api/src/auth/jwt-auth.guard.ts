@@ -2,7 +2,7 @@ import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ProblemException } from '@app/shared/http/problem';
-import type { AuthenticatedUser } from './authenticated-user';
+import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 
 /**
  * The one guard on `/api/**` (registered globally). Routes outside `/api` (health, metrics, docs)

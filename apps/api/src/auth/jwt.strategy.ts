@@ -1,12 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import { decode, type Algorithm } from 'jsonwebtoken';
+import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import type { AuthenticatedUser } from './authenticated-user';
+import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 
-/** Leeway for clocks that disagree a little between issuer and API. */
+/** Leeway for clocks that disagree a little between issuer and API (at most 30 s). */
 const CLOCK_TOLERANCE_SECONDS = 30;
+
+/** Which algorithms each kind of key may verify: never `none`, never a public key as an HMAC secret. */
+const SECRET_ALGORITHMS: Algorithm[] = ['HS256'];
+const JWKS_ALGORITHMS: Algorithm[] = ['RS256', 'ES256'];
+
+type KeyCallback = (error: Error | null, key?: string | Buffer) => void;
 
 interface TokenClaims {
   sub?: unknown;
@@ -14,14 +23,42 @@ interface TokenClaims {
   roles?: unknown;
 }
 
+/**
+ * Picks the verification key by the token's algorithm: HS256 only ever with `JWT_SECRET`, RS256
+ * and ES256 only ever with a key from the JWKS (cached, refreshed on an unknown `kid`, rate-limited).
+ */
+function keyProvider(config: AppConfig) {
+  const jwks = config.JWT_JWKS_URI
+    ? passportJwtSecret({
+        jwksUri: config.JWT_JWKS_URI,
+        cache: true,
+        cacheMaxAge: 10 * 60_000,
+        rateLimit: true,
+        jwksRequestsPerMinute: 10,
+      })
+    : undefined;
+  return (request: Request, rawToken: string, done: KeyCallback) => {
+    const header = decode(rawToken, { complete: true })?.header;
+    const algorithm = header?.alg as Algorithm | undefined;
+    if (algorithm && SECRET_ALGORITHMS.includes(algorithm) && config.JWT_SECRET)
+      return done(null, config.JWT_SECRET);
+    if (algorithm && JWKS_ALGORITHMS.includes(algorithm) && jwks) {
+      return jwks(request, rawToken, (error, key) => done(error as Error | null, key ?? undefined));
+    }
+    return done(new Error(`token algorithm ${String(algorithm)} is not accepted`));
+  };
+}
+
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: config.JWT_SECRET ?? '',
-      // An explicit allow-list: `none` and every algorithm not listed are refused.
-      algorithms: ['HS256'],
+      secretOrKeyProvider: keyProvider(config),
+      algorithms: [
+        ...(config.JWT_SECRET ? SECRET_ALGORITHMS : []),
+        ...(config.JWT_JWKS_URI ? JWKS_ALGORITHMS : []),
+      ],
       ignoreExpiration: false,
       ...(config.JWT_ISSUER ? { issuer: config.JWT_ISSUER } : {}),
       ...(config.JWT_AUDIENCE ? { audience: config.JWT_AUDIENCE } : {}),
@@ -29,7 +66,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  /** jsonwebtoken accepts a token without `exp`; this API does not. */
+  /** jsonwebtoken accepts a token without `exp` or `sub`; this API does not. */
   validate(claims: TokenClaims): AuthenticatedUser | false {
     if (typeof claims.sub !== 'string' || claims.sub.length === 0 || claims.sub.length > 128) return false;
     if (typeof claims.exp !== 'number') return false;

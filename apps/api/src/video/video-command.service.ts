@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@app/shared/http/problem';
 import { VideoDeletionService, type ApplyResult } from '@app/shared/video/video-deletion.service';
 import type { NextState } from '@app/shared/video/video-lifecycle';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import type { DeleteQuery } from './video-params.schema';
 
 export type DeleteResponse =

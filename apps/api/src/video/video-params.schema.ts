@@ -12,6 +12,8 @@ export const videoIdParamsSchema = z.object({
     .transform(normalizeId),
 });
 
+export type VideoIdParams = z.output<typeof videoIdParamsSchema>;
+
 /** The query of `DELETE /api/videos/{id}` (SPEC §6). */
 export const deleteQuerySchema = z.object({
   // `true` in any letter case selects permanent deletion; anything else, or nothing, is a soft delete.

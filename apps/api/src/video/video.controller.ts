@@ -1,9 +1,14 @@
-import { Controller, Delete, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
-import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
+import { ValidatedInput, ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { RequestId } from '../common/request-id.decorator';
-import { deleteQuerySchema, videoIdParamsSchema, type DeleteQuery } from './video-params.schema';
+import {
+  deleteQuerySchema,
+  videoIdParamsSchema,
+  type DeleteQuery,
+  type VideoIdParams,
+} from './video-params.schema';
 import { VideoCommandService, type DeleteResponse, type RestoreResponse } from './video-command.service';
 
 @Controller('api/videos')
@@ -13,8 +18,8 @@ export class VideoController {
   @Delete(':id')
   @HttpCode(200)
   delete(
-    @Param(new ZodValidationPipe(videoIdParamsSchema)) params: { id: string },
-    @Query(new ZodValidationPipe(deleteQuerySchema)) query: DeleteQuery,
+    @ValidatedInput({ params: videoIdParamsSchema, query: deleteQuerySchema })
+    { params, query }: { params: VideoIdParams; query: DeleteQuery },
     @CurrentUser() user: AuthenticatedUser,
     @RequestId() requestId: string | undefined,
   ): Promise<DeleteResponse> {
@@ -24,7 +29,7 @@ export class VideoController {
   @Post(':id/restore')
   @HttpCode(200)
   restore(
-    @Param(new ZodValidationPipe(videoIdParamsSchema)) params: { id: string },
+    @Param(new ZodValidationPipe(videoIdParamsSchema)) params: VideoIdParams,
     @CurrentUser() user: AuthenticatedUser,
     @RequestId() requestId: string | undefined,
   ): Promise<RestoreResponse> {

@@ -1,32 +1,52 @@
-import { type PipeTransform } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext, type PipeTransform } from '@nestjs/common';
+import type { Request } from 'express';
 import type { z } from 'zod';
 import { ProblemException, type ProblemFieldError } from './problem';
 
+type Validated<S extends z.ZodType> =
+  { ok: true; data: z.output<S> } | { ok: false; errors: ProblemFieldError[] };
+
 /**
- * Validates a request part against a zod schema and answers 400 problem+json naming each bad
- * parameter. A parameter given twice arrives as an array and is refused before the schema runs.
+ * Checks one request part against its schema. A parameter given twice arrives as an array and is
+ * refused as such; every other problem is the schema's own message, one entry per parameter.
  */
+export function validatePart<S extends z.ZodType>(schema: S, value: unknown): Validated<S> {
+  const input = (value ?? {}) as Record<string, unknown>;
+  const repeated = Object.entries(input)
+    .filter(([, v]) => Array.isArray(v))
+    .map(([name]) => ({ name, reason: `${name} must be given at most once` }));
+  const result = schema.safeParse(input);
+  const errors: ProblemFieldError[] = [...repeated];
+  for (const issue of result.success ? [] : result.error.issues) {
+    const name = String(issue.path[0] ?? 'request');
+    if (!errors.some((e) => e.name === name)) errors.push({ name, reason: issue.message });
+  }
+  return errors.length === 0 && result.success ? { ok: true, data: result.data } : { ok: false, errors };
+}
+
+/** Validates one request part (`@Query(new ZodValidationPipe(schema))`) and answers 400 problem+json. */
 export class ZodValidationPipe<S extends z.ZodType> implements PipeTransform<unknown, z.output<S>> {
   constructor(private readonly schema: S) {}
 
   transform(value: unknown): z.output<S> {
-    const input = (value ?? {}) as Record<string, unknown>;
-    const repeated: ProblemFieldError[] = Object.entries(input)
-      .filter(([, v]) => Array.isArray(v))
-      .map(([name]) => ({ name, reason: `${name} must be given at most once` }));
-    const result = this.schema.safeParse(input);
-    const errors = [
-      ...repeated,
-      ...(result.success
-        ? []
-        : result.error.issues
-            .map((issue) => ({ name: String(issue.path[0] ?? 'query'), reason: issue.message }))
-            .filter((error) => !repeated.some((r) => r.name === error.name))),
-    ];
-    const unique = errors.filter(
-      (e, i) => errors.findIndex((o) => o.name === e.name && o.reason === e.reason) === i,
-    );
-    if (unique.length > 0 || !result.success) throw ProblemException.badRequest(unique);
+    const result = validatePart(this.schema, value);
+    if (!result.ok) throw ProblemException.badRequest(result.errors);
     return result.data;
   }
+}
+
+/** Validates path parameters and query together, so one 400 names every bad parameter of both. */
+export function ValidatedInput<P extends z.ZodType, Q extends z.ZodType>(schemas: { params: P; query: Q }) {
+  return createParamDecorator((_data: unknown, context: ExecutionContext) => {
+    const request = context.switchToHttp().getRequest<Request>();
+    const params = validatePart(schemas.params, request.params);
+    const query = validatePart(schemas.query, request.query);
+    if (!params.ok || !query.ok) {
+      throw ProblemException.badRequest([
+        ...(params.ok ? [] : params.errors),
+        ...(query.ok ? [] : query.errors),
+      ]);
+    }
+    return { params: params.data as z.output<P>, query: query.data as z.output<Q> };
+  })();
 }

@@ -121,7 +121,8 @@ export function decide(
           deletionReason: 'permanent',
           deletionRequestedBy: actor?.sub ?? null,
         },
-        effects: ['cancel_purge', 'enqueue_deletion'],
+        // A pending purge job has the same id: ensuring the deletion job brings it forward.
+        effects: ['enqueue_deletion'],
       };
     case 'restore':
       if (video.state === VideoState.Active) return { kind: 'unchanged', current };

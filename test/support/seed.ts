@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { mediaPrefix } from '@app/shared/storage/storage.service';
+import type { TestContext } from './test-context';
+
+export interface SeedOptions {
+  authorId?: string;
+  title?: (index: number) => string;
+  objectsPerVideo?: number;
+  publishedAt?: (index: number) => Date;
+}
+
+/** Writes videos the way the import does: rows, media objects and index documents. Returns their ids. */
+export async function seedVideos(
+  context: TestContext,
+  count: number,
+  options: SeedOptions = {},
+): Promise<string[]> {
+  const contents = Array.from({ length: count }, (_, index) => ({
+    id: randomUUID(),
+    authorId: options.authorId ?? 'author-1',
+    title: options.title?.(index) ?? `Seeded video ${index}`,
+    description: 'A video written by the test seed.',
+    tags: ['seed'],
+    publishedAt: options.publishedAt?.(index) ?? new Date(Date.UTC(2024, 0, 1 + index)),
+  }));
+  await context.videos.upsertContent(contents);
+  const objects = options.objectsPerVideo ?? 2;
+  const uploads = contents.flatMap((video) =>
+    Array.from({ length: objects }, (_, n) => `${mediaPrefix(video.id)}file-${n}.bin`),
+  );
+  for (let i = 0; i < uploads.length; i += 50) {
+    await Promise.all(
+      uploads.slice(i, i + 50).map((key) => context.storage.putObject(key, 'x', 'application/octet-stream')),
+    );
+  }
+  await context.search.indexVideos(await context.videos.findByIds(contents.map((c) => c.id)));
+  await context.search.refresh();
+  return contents.map((c) => c.id);
+}
+
+/** What is left of a video in every store. */
+export async function remains(context: TestContext, id: string) {
+  const rows: { state: string }[] = await context.dataSource.query('SELECT state FROM videos WHERE id = ?', [
+    id,
+  ]);
+  const audits: { reason: string; requested_by: string | null; objects_deleted: number }[] =
+    await context.dataSource.query(
+      'SELECT reason, requested_by, objects_deleted FROM deletion_audit WHERE video_id = ?',
+      [id],
+    );
+  const document = await context.search.client.get({ index: context.search.alias, id }, { ignore: [404] });
+  return {
+    row: rows[0] ?? null,
+    audits,
+    objects: await context.storage.countKeys(mediaPrefix(id)),
+    document: document.found ? (document._source as { state: string }) : null,
+  };
+}
