@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import {
   ENTRY,
   freePort,
@@ -7,27 +6,7 @@ import {
   waitForStatus,
   type RunningProcess,
 } from '../support/processes';
-
-/**
- * A Redis of this test's own, so stopping it takes nothing away from the other tests: the API
- * and the worker must turn not-ready when it stops and ready again when it returns.
- */
-function startRedis(port: number): ChildProcess {
-  return spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-}
-
-async function stopRedis(redis: ChildProcess): Promise<void> {
-  if (redis.exitCode !== null) return;
-  const exited = new Promise((done) => redis.once('exit', done));
-  redis.kill('SIGKILL');
-  await exited;
-}
+import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 
 interface Readiness {
   status: string;
@@ -39,18 +18,20 @@ async function readiness(url: string): Promise<{ code: number; body: Readiness }
   return { code: response.status, body: (await response.json()) as Readiness };
 }
 
+/**
+ * A Redis of this test's own, so stopping it takes nothing away from the other tests: the API
+ * and the worker must turn not-ready when it stops and ready again when it returns.
+ */
 describe('readiness follows the dependencies', () => {
-  let redisPort: number;
-  let redis: ChildProcess;
+  let redis: OwnRedis;
   const processes: RunningProcess[] = [];
   const urls: string[] = [];
 
   beforeAll(async () => {
-    redisPort = await freePort();
-    redis = startRedis(redisPort);
+    redis = await startOwnRedis();
     const apiPort = await freePort();
     const workerPort = await freePort();
-    const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}` };
+    const env = { REDIS_URL: redis.url };
     processes.push(startProcess(ENTRY.api, { ...env, PORT: String(apiPort) }));
     processes.push(startProcess(ENTRY.worker, { ...env, WORKER_PORT: String(workerPort) }));
     urls.push(`http://127.0.0.1:${apiPort}/health/ready`, `http://127.0.0.1:${workerPort}/health/ready`);
@@ -59,7 +40,7 @@ describe('readiness follows the dependencies', () => {
 
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop()));
-    await stopRedis(redis);
+    await redis.stop();
   });
 
   it('is live and ready with every dependency up', async () => {
@@ -72,7 +53,7 @@ describe('readiness follows the dependencies', () => {
   });
 
   it('turns not-ready naming Redis when it stops, and ready again when it returns', async () => {
-    await stopRedis(redis);
+    await redis.stop();
     for (const url of urls) {
       const down = await waitFor('not ready', async () => {
         const result = await readiness(url);
@@ -83,7 +64,7 @@ describe('readiness follows the dependencies', () => {
       expect((await fetch(url.replace('ready', 'live'))).status).toBe(200);
     }
 
-    redis = startRedis(redisPort);
+    await redis.start();
     for (const url of urls) await waitForStatus(url, 200, 30_000);
   }, 90_000);
 });

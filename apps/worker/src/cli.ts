@@ -6,7 +6,9 @@ import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
 import { migrate } from '@app/shared/database/data-source';
 import { VideoImporter } from '@app/shared/importer/video-importer';
+import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { openCliContext } from './cli/cli-context';
+import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
 
 /** The sample the repository ships (CC0, see data/README.md). */
 const DEFAULT_IMPORT = resolve(__dirname, '../../../../data/pyvideo.jsonl.gz');
@@ -100,6 +102,22 @@ program
       for (const problem of summary.problems) console.log(`  ${problem}`);
     } finally {
       if (showBar) bar.stop();
+      await context.close();
+    }
+  });
+
+program
+  .command('sweep')
+  .description('run the purge sweep now: enqueue every due purge and every unfinished deletion')
+  .action(async () => {
+    const config = loadConfig();
+    const context = await openCliContext(config);
+    const queues = new JobQueues(config);
+    try {
+      const result = await new PurgeSweepHandler(context.videos, queues).handle();
+      console.log(`Enqueued ${result.due} due purge(s) and ${result.deleting} unfinished deletion(s).`);
+    } finally {
+      await queues.onModuleDestroy();
       await context.close();
     }
   });

@@ -1,0 +1,137 @@
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { waitFor, type RunningProcess } from '../support/processes';
+import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { remains, seedVideos } from '../support/seed';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+const admin = token('boss', ['admin']);
+
+/**
+ * Nothing is lost: each test gives the system its own Redis (so flushing or killing touches no
+ * other test) and checks MySQL, the index and the bucket directly at the end.
+ */
+describe('deletions complete through faults', () => {
+  let context: TestContext;
+  let redis: OwnRedis;
+  let system: System | undefined;
+  let proxy: FaultProxy | undefined;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+  });
+
+  beforeEach(async () => {
+    redis = await startOwnRedis();
+  });
+
+  afterEach(async () => {
+    await system?.stop();
+    system = undefined;
+    await proxy?.close();
+    proxy = undefined;
+    await redis.stop();
+  });
+
+  afterAll(() => context.close());
+
+  const env = () => ({ REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '1000', LOG_LEVEL: 'info' });
+
+  async function deleteAll(ids: string[], query: string): Promise<void> {
+    for (const id of ids) {
+      const response = await call('DELETE', `${system!.api}/api/videos/${id}${query}`, admin);
+      expect(response.status).toBe(200);
+    }
+  }
+
+  async function expectAllPurged(ids: string[], timeoutMs = 60_000): Promise<void> {
+    await waitFor(
+      `${ids.length} purges`,
+      async () => {
+        const [result] = (await context.dataSource.query(
+          `SELECT COUNT(*) AS \`rows\` FROM videos WHERE id IN (?)`,
+          [ids],
+        )) as { rows: string }[];
+        return Number(result?.rows) === 0 ? true : undefined;
+      },
+      { timeoutMs, intervalMs: 500 },
+    );
+    for (const id of ids) {
+      expect(await remains(context, id)).toMatchObject({ row: null, objects: 0, document: null });
+      expect((await remains(context, id)).audits).toHaveLength(1);
+    }
+  }
+
+  it('purges every video after Redis lost every job (FLUSHALL before the worker ran)', async () => {
+    system = await startSystem(env(), { worker: false });
+    const ids = await seedVideos(context, 20);
+    await deleteAll(ids, '?retentionDays=0');
+    await redis.flushAll();
+
+    await system.startWorker();
+    await expectAllPurged(ids);
+  }, 120_000);
+
+  it('finishes a deletion whose worker was killed with SIGKILL in the middle of it', async () => {
+    // Slow storage for the first worker, so the kill lands between two batches of objects.
+    proxy = await startFaultProxy(context.config.S3_ENDPOINT, { latencyMs: 400 });
+    system = await startSystem(env(), { worker: false });
+    const [id] = await seedVideos(context, 1, { objectsPerVideo: 2_500 });
+    const doomed: RunningProcess = await system.startWorker({ S3_ENDPOINT: proxy.url });
+
+    await deleteAll([id!], '?permanent=true');
+    await waitFor(
+      'the deletion to be half done',
+      async () => {
+        const objects = (await remains(context, id!)).objects;
+        return objects > 0 && objects < 2_500 ? objects : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    await doomed.stop('SIGKILL');
+    const midway = await remains(context, id!);
+    expect(midway.row).toEqual({ state: 'deleting' });
+    expect(midway.audits).toEqual([]);
+    expect(midway.objects).toBeGreaterThan(0);
+
+    await system.startWorker();
+    await expectAllPurged([id!], 90_000);
+  }, 150_000);
+
+  it('purges each video exactly once with two workers', async () => {
+    system = await startSystem(env(), { worker: false });
+    const workers = [await system.startWorker(), await system.startWorker()];
+    const ids = await seedVideos(context, 40);
+    await deleteAll(ids, '?retentionDays=0');
+    await expectAllPurged(ids);
+
+    // Every purge that did the work logs outcome "purged"; a repeat would log another one.
+    const purgedBy = workers.map((worker) =>
+      worker
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"outcome":"purged"'))
+        .map((line) => (JSON.parse(line) as { videoId: string }).videoId),
+    );
+    const all = purgedBy.flat();
+    expect(all.sort()).toEqual([...ids].sort());
+    expect(new Set(all).size).toBe(ids.length);
+  }, 120_000);
+
+  it('deletes every object although storage fails a share of requests', async () => {
+    proxy = await startFaultProxy(context.config.S3_ENDPOINT, {
+      failRate: 0.3,
+      resetRate: 0.05,
+      stallRate: 0.05,
+      stallMs: 1_500,
+    });
+    system = await startSystem(env(), { worker: false });
+    await system.startWorker({ S3_ENDPOINT: proxy.url });
+    const ids = await seedVideos(context, 15, { objectsPerVideo: 5 });
+    await deleteAll(ids, '?permanent=true');
+
+    await expectAllPurged(ids, 100_000);
+    expect(proxy.stats.failed + proxy.stats.reset).toBeGreaterThan(0);
+  }, 150_000);
+});
