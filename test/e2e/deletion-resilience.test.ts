@@ -49,10 +49,11 @@ describe('deletions complete through faults', () => {
     await waitFor(
       `${ids.length} purges`,
       async () => {
-        const [result] = (await context.dataSource.query(
-          `SELECT COUNT(*) AS \`rows\` FROM videos WHERE id IN (?)`,
+        const counts: { rows: string }[] = await context.dataSource.query(
+          'SELECT COUNT(*) AS `rows` FROM videos WHERE id IN (?)',
           [ids],
-        )) as { rows: string }[];
+        );
+        const [result] = counts;
         return Number(result?.rows) === 0 ? true : undefined;
       },
       { timeoutMs, intervalMs: 500 },

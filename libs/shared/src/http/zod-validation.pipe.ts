@@ -47,6 +47,6 @@ export function ValidatedInput<P extends z.ZodType, Q extends z.ZodType>(schemas
         ...(query.ok ? [] : query.errors),
       ]);
     }
-    return { params: params.data as z.output<P>, query: query.data as z.output<Q> };
+    return { params: params.data, query: query.data };
   })();
 }

@@ -29,6 +29,8 @@ const soft = (retentionDays?: number): Command => ({
   defaultRetentionDays: 30,
 });
 
+const CALLER_COMMANDS: Command[] = [soft(), { type: 'permanent_delete' }, { type: 'restore' }];
+
 describe('decide', () => {
   it('soft-deletes an active video with the default retention', () => {
     expect(decide(active, soft(), owner, now)).toEqual({
@@ -86,22 +88,16 @@ describe('decide', () => {
     expect(decide(active, { type: 'restore' }, owner, now)).toMatchObject({ kind: 'unchanged' });
   });
 
-  it.each([soft(), { type: 'permanent_delete' } as Command, { type: 'restore' } as Command])(
-    'answers not found for a missing video or one being deleted: %p',
-    (command) => {
-      expect(decide(null, command, admin, now)).toEqual({ kind: 'not_found' });
-      expect(decide(deleting, command, admin, now)).toEqual({ kind: 'not_found' });
-    },
-  );
+  it.each(CALLER_COMMANDS)('answers not found for a missing video or one being deleted: %p', (command) => {
+    expect(decide(null, command, admin, now)).toEqual({ kind: 'not_found' });
+    expect(decide(deleting, command, admin, now)).toEqual({ kind: 'not_found' });
+  });
 
-  it.each([soft(), { type: 'permanent_delete' } as Command, { type: 'restore' } as Command])(
-    'lets only the author or an admin act: %p',
-    (command) => {
-      expect(decide(softDeleted, command, stranger, now)).toEqual({ kind: 'forbidden' });
-      expect(decide(softDeleted, command, admin, now).kind).not.toBe('forbidden');
-      expect(decide(softDeleted, command, owner, now).kind).not.toBe('forbidden');
-    },
-  );
+  it.each(CALLER_COMMANDS)('lets only the author or an admin act: %p', (command) => {
+    expect(decide(softDeleted, command, stranger, now)).toEqual({ kind: 'forbidden' });
+    expect(decide(softDeleted, command, admin, now).kind).not.toBe('forbidden');
+    expect(decide(softDeleted, command, owner, now).kind).not.toBe('forbidden');
+  });
 
   it('claims a purge only when it is due', () => {
     const due = { ...softDeleted, purgeAt: now };
