@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { resolve } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
@@ -7,11 +8,16 @@ import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
 import { migrate } from '@app/shared/database/data-source';
 import { VideoImporter } from '@app/shared/importer/video-importer';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
+import { ReindexService } from '@app/shared/search/reindex.service';
 import { openCliContext } from './cli/cli-context';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
 
 /** The sample the repository ships (CC0, see data/README.md). */
 const DEFAULT_IMPORT = resolve(__dirname, '../../../../data/pyvideo.jsonl.gz');
+
+// Services log through Nest's logger; a command prints its own summary, so only problems are shown.
+Logger.overrideLogger(['warn', 'error']);
 
 const program = new Command('videos')
   .description('Operator commands for the video service')
@@ -102,6 +108,64 @@ program
       for (const problem of summary.problems) console.log(`  ${problem}`);
     } finally {
       if (showBar) bar.stop();
+      await context.close();
+    }
+  });
+
+program
+  .command('reindex')
+  .description(
+    'rebuild the search index from MySQL into a new index and swap the alias (searches keep working)',
+  )
+  .option('--batch-size <n>', 'rows per bulk request', positiveInt, 1_000)
+  .option('--no-progress', 'no progress bar (for logs and CI)')
+  .action(async (options: { batchSize: number; progress: boolean }) => {
+    const config = loadConfig();
+    const context = await openCliContext(config);
+    const total = await context.videos.count();
+    const showBar = options.progress && process.stdout.isTTY;
+    const bar = new SingleBar(
+      {
+        format:
+          'reindex [{bar}] {percentage}% | {value}/{total} documents | {rate} docs/s | {duration_formatted}',
+        hideCursor: true,
+      },
+      Presets.shades_classic,
+    );
+    const started = performance.now();
+    try {
+      if (showBar) bar.start(total, 0, { rate: 0 });
+      const result = await new ReindexService(context.videos, context.search).rebuild({
+        batchSize: options.batchSize,
+        onProgress: ({ documents }) => {
+          if (showBar)
+            bar.update(documents, { rate: Math.round(documents / ((performance.now() - started) / 1000)) });
+        },
+      });
+      if (showBar) bar.stop();
+      console.log(
+        `Reindexed ${result.documents} documents into ${result.index} in ${result.seconds.toFixed(1)} s ` +
+          `(${Math.round(result.documents / Math.max(result.seconds, 0.001))}/s); ${result.caughtUp} caught up; ` +
+          `alias ${config.ELASTICSEARCH_INDEX} moved from ${result.previous.join(', ') || 'nothing'}.`,
+      );
+    } finally {
+      if (showBar) bar.stop();
+      await context.close();
+    }
+  });
+
+program
+  .command('reconcile')
+  .description('repair drift between MySQL and the index: missing, stale or orphaned documents')
+  .action(async () => {
+    const context = await openCliContext(loadConfig());
+    try {
+      const result = await new IndexReconciler(context.videos, context.search).reconcile();
+      console.log(
+        `Checked ${result.checked} videos: ${result.missing} missing and ${result.stale} stale documents rewritten, ` +
+          `${result.removed} orphaned documents removed.`,
+      );
+    } finally {
       await context.close();
     }
   });

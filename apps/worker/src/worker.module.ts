@@ -5,13 +5,22 @@ import { ProblemDetailsFilter } from '@app/shared/http/problem.filter';
 import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
 import { DeleteVideoHandler } from './deletion/delete-video.handler';
+import { ReconcileIndexHandler } from './index/reconcile-index.handler';
+import { ReindexHandler } from './index/reindex.handler';
 import { SyncVideoHandler } from './index/sync-video.handler';
 import { JOB_HANDLERS } from './jobs/job-handler';
 import { JobRunner } from './jobs/job-runner.service';
 import { OrphanSweepHandler } from './sweeps/orphan-sweep.handler';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
 
-const HANDLERS = [DeleteVideoHandler, SyncVideoHandler, PurgeSweepHandler, OrphanSweepHandler];
+const HANDLERS = [
+  DeleteVideoHandler,
+  SyncVideoHandler,
+  ReindexHandler,
+  ReconcileIndexHandler,
+  PurgeSweepHandler,
+  OrphanSweepHandler,
+];
 
 @Module({
   imports: [LoggingModule, InfrastructureModule, HealthModule],

@@ -11,6 +11,8 @@ import { StorageService } from './storage/storage.service';
 import { StorageCleaner } from './storage/storage-cleaner';
 import { JobQueues } from './queue/job-queues.service';
 import { VideoDeletionService } from './video/video-deletion.service';
+import { IndexReconciler } from './search/index-reconciler.service';
+import { ReindexService } from './search/reindex.service';
 import { VideoRepository } from './video/video.repository';
 
 /** The connections to MySQL, Redis, Elasticsearch and S3 that both processes share. */
@@ -40,8 +42,12 @@ import { VideoRepository } from './video/video.repository';
     VideoRepository,
     JobQueues,
     VideoDeletionService,
+    ReindexService,
+    IndexReconciler,
   ],
   exports: [
+    ReindexService,
+    IndexReconciler,
     REDIS_CLIENT,
     SEARCH_CLIENT,
     SearchIndexService,

@@ -1,5 +1,6 @@
 import { Client } from '@elastic/elasticsearch';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { ProblemException } from '@app/shared/http/problem';
 import { SEARCH_CLIENT } from '@app/shared/search/search.client';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
@@ -27,7 +28,10 @@ export interface SearchPage {
 
 @Injectable()
 export class VideoSearchService {
+  private readonly logger = new Logger(VideoSearchService.name);
+
   constructor(
+    private readonly queues: JobQueues,
     @Inject(SEARCH_CLIENT) private readonly client: Client,
     private readonly index: SearchIndexService,
     private readonly videos: VideoRepository,
@@ -60,6 +64,7 @@ export class VideoSearchService {
     const rows = new Map(
       (await this.videos.findActiveByIds(hits.map((hit) => hit._id!))).map((row) => [row.id, row]),
     );
+    this.repairStale(hits.map((hit) => hit._id!).filter((id) => !rows.has(id)));
     const items = hits.flatMap((hit): SearchItem[] => {
       const row = rows.get(hit._id!);
       if (!row) return [];
@@ -78,5 +83,20 @@ export class VideoSearchService {
     const totalHits = response.hits.total;
     const total = typeof totalHits === 'number' ? totalHits : (totalHits?.value ?? 0);
     return { items, page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) };
+  }
+
+  /** The index showed videos MySQL says are not active: have the worker rewrite their documents. */
+  private repairStale(ids: string[]): void {
+    for (const videoId of ids) {
+      this.queues
+        .add(
+          'sync-video',
+          { videoId },
+          { jobId: `sync-${videoId}-stale`, removeOnComplete: true, removeOnFail: true },
+        )
+        .catch((error: unknown) =>
+          this.logger.warn(`index repair for ${videoId} not queued: ${String(error)}`),
+        );
+    }
   }
 }

@@ -59,20 +59,14 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private async scheduleSweeps(): Promise<void> {
-    await this.queues
-      .queue(JOB_QUEUES['purge-sweep'])
-      .upsertJobScheduler(
-        'purge-sweep',
-        { every: this.config.PURGE_SWEEP_INTERVAL_MS },
-        { name: 'purge-sweep', data: {} },
-      );
-    await this.queues
-      .queue(JOB_QUEUES['orphan-sweep'])
-      .upsertJobScheduler(
-        'orphan-sweep',
-        { every: this.config.ORPHAN_SWEEP_INTERVAL_MS },
-        { name: 'orphan-sweep', data: {} },
-      );
+    const schedules: [JobName, number][] = [
+      ['purge-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
+      ['orphan-sweep', this.config.ORPHAN_SWEEP_INTERVAL_MS],
+      ['reconcile-index', this.config.RECONCILE_INTERVAL_MS],
+    ];
+    for (const [name, every] of schedules) {
+      await this.queues.queue(JOB_QUEUES[name]).upsertJobScheduler(name, { every }, { name, data: {} });
+    }
   }
 
   private dispatch(job: Job): Promise<unknown> {

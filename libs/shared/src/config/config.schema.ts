@@ -56,6 +56,7 @@ export const configSchema = z.object({
   JWT_AUDIENCE: z.string().min(1).optional(),
   RETENTION_DEFAULT_DAYS: int(0, 3650).default(30),
   PURGE_SWEEP_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
+  RECONCILE_INTERVAL_MS: int(1_000, 604_800_000).default(900_000),
   ORPHAN_SWEEP_INTERVAL_MS: int(1_000, 604_800_000).default(3_600_000),
   /** Media younger than this are never treated as orphans: an upload may precede its row. */
   ORPHAN_GRACE_MS: int(0, 604_800_000).default(3_600_000),

@@ -6,6 +6,10 @@ export interface JobPayloads {
   'delete-video': { videoId: string; requestId?: string };
   /** Bring one video's index document in line with its row. */
   'sync-video': { videoId: string; requestId?: string };
+  /** Rebuild the whole index from MySQL into a new index and swap the alias. */
+  reindex: Record<string, never>;
+  /** Repair drift between MySQL and the index. */
+  'reconcile-index': Record<string, never>;
   /** Find due purges and deletions without a job in MySQL and (re)enqueue them. */
   'purge-sweep': Record<string, never>;
   /** Delete media prefixes whose video no longer exists. */
@@ -17,6 +21,8 @@ export type JobName = keyof JobPayloads;
 export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   'delete-video': QUEUES.deletion,
   'sync-video': QUEUES.index,
+  reindex: QUEUES.maintenance,
+  'reconcile-index': QUEUES.maintenance,
   'purge-sweep': QUEUES.maintenance,
   'orphan-sweep': QUEUES.maintenance,
 };

@@ -38,12 +38,78 @@ export class SearchIndexService {
       .slice(0, 17)}`;
   }
 
-  async createIndex(name: string): Promise<void> {
+  /** Creates a versioned index; `loading` turns refresh off for a bulk load (see `finishLoading`). */
+  async createIndex(name: string, { loading = false } = {}): Promise<void> {
     await this.client.indices.create({
       index: name,
-      settings: videoIndexSettings,
+      settings: { ...videoIndexSettings, ...(loading ? { refresh_interval: '-1' } : {}) },
       mappings: videoIndexMappings,
     });
+  }
+
+  /** Restores the definition's refresh and replica settings after a bulk load and makes it all visible. */
+  async finishLoading(index: string): Promise<void> {
+    await this.client.indices.putSettings({
+      index,
+      settings: { refresh_interval: '1s', number_of_replicas: videoIndexSettings.number_of_replicas ?? 0 },
+    });
+    await this.client.indices.refresh({ index });
+  }
+
+  /** The indices the alias points at now. */
+  async aliasTargets(): Promise<string[]> {
+    if (!(await this.client.indices.existsAlias({ name: this.alias }))) return [];
+    return Object.keys(await this.client.indices.getAlias({ name: this.alias }));
+  }
+
+  /** Points the alias at `index` and away from every other index in one atomic step. */
+  async swapAlias(index: string, previous: string[]): Promise<void> {
+    await this.client.indices.updateAliases({
+      actions: [
+        ...previous.map((old) => ({ remove: { index: old, alias: this.alias } })),
+        { add: { index, alias: this.alias, is_write_index: true } },
+      ],
+    });
+  }
+
+  async deleteIndex(index: string): Promise<void> {
+    await this.client.indices.delete({ index }, { ignore: [404] });
+  }
+
+  /** The stored version of each of these documents that exists. */
+  async versions(ids: string[], index: string = this.alias): Promise<Map<string, number>> {
+    const versions = new Map<string, number>();
+    if (ids.length === 0) return versions;
+    const response = await this.client.mget({ index, ids, _source: false });
+    for (const doc of response.docs) {
+      if ('found' in doc && doc.found && doc._version !== undefined) versions.set(doc._id, doc._version);
+    }
+    return versions;
+  }
+
+  /** Every document id in the index, in id order, in pages: memory stays flat at any size. */
+  async *documentIdBatches(batchSize = 1_000, index: string = this.alias): AsyncGenerator<string[]> {
+    let after: string | undefined;
+    for (;;) {
+      const response = await this.client.search({
+        index,
+        size: batchSize,
+        _source: false,
+        sort: [{ id: { order: 'asc' } }],
+        query: { match_all: {} },
+        ...(after !== undefined ? { search_after: [after] } : {}),
+      });
+      const ids = response.hits.hits.map((hit) => hit._id!);
+      if (ids.length === 0) return;
+      yield ids;
+      if (ids.length < batchSize) return;
+      after = ids[ids.length - 1];
+    }
+  }
+
+  async deleteDocuments(ids: string[], index: string = this.alias): Promise<void> {
+    if (ids.length === 0) return;
+    await this.client.bulk({ operations: ids.map((id) => ({ delete: { _index: index, _id: id } })) });
   }
 
   /** Creates the first versioned index and points the alias at it, unless the alias already exists. */
@@ -105,8 +171,13 @@ export class SearchIndexService {
     return response.count;
   }
 
+  /** The index cannot answer now: unreachable, overloaded, or (before the first setup) not there at all. */
   static isUnavailable(error: unknown): boolean {
     return (
+      (error instanceof errors.ResponseError &&
+        error.body !== null &&
+        typeof error.body === 'object' &&
+        JSON.stringify(error.body).includes('index_not_found_exception')) ||
       error instanceof errors.ConnectionError ||
       error instanceof errors.TimeoutError ||
       error instanceof errors.NoLivingConnectionsError ||

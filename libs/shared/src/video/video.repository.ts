@@ -27,7 +27,9 @@ export class VideoRepository {
   /** Inserts new videos and updates the content of existing ones (bumping their version); state is kept. */
   async upsertContent(rows: VideoContent[]): Promise<void> {
     if (rows.length === 0) return;
-    const placeholders = rows.map(() => '(?, ?, ?, ?, ?, ?)').join(', ');
+    // Timestamps come from this process's clock, like every other write, never the server's time zone.
+    const now = new Date();
+    const placeholders = rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
     const values = rows.flatMap((row) => [
       row.id,
       row.authorId,
@@ -35,14 +37,16 @@ export class VideoRepository {
       row.description,
       JSON.stringify(row.tags),
       row.publishedAt,
+      now,
+      now,
     ]);
     // VALUES(col) is deprecated in MySQL 8 but is the one upsert syntax MySQL and MariaDB share.
     await this.dataSource.query(
-      `INSERT INTO videos (id, author_id, title, description, tags, published_at) VALUES ${placeholders}
+      `INSERT INTO videos (id, author_id, title, description, tags, published_at, created_at, updated_at) VALUES ${placeholders}
        ON DUPLICATE KEY UPDATE
          author_id = VALUES(author_id), title = VALUES(title), description = VALUES(description),
          tags = VALUES(tags), published_at = VALUES(published_at),
-         version = version + 1, updated_at = CURRENT_TIMESTAMP(3)`,
+         version = version + 1, updated_at = VALUES(updated_at)`,
       values,
     );
   }
@@ -127,6 +131,33 @@ export class VideoRepository {
       if (rows.length < batchSize) return;
       after = rows[rows.length - 1]!.id;
     }
+  }
+
+  /** Every row in id order, a batch at a time (keyset paging: no OFFSET, flat memory). */
+  async *rowBatches(batchSize = 1_000, changedSince?: Date): AsyncGenerator<VideoEntity[]> {
+    let after = '';
+    for (;;) {
+      const query = this.videos
+        .createQueryBuilder('video')
+        .where('video.id > :after', { after })
+        .orderBy('video.id', 'ASC')
+        .limit(batchSize);
+      if (changedSince) query.andWhere('video.updatedAt >= :changedSince', { changedSince });
+      const rows = await query.getMany();
+      if (rows.length === 0) return;
+      yield rows;
+      if (rows.length < batchSize) return;
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+
+  /** Videos purged since a moment (their rows are gone; their audit records say when). */
+  async purgedSince(since: Date): Promise<string[]> {
+    const rows: { video_id: string }[] = await this.dataSource.query(
+      'SELECT video_id FROM deletion_audit WHERE purged_at >= ?',
+      [since],
+    );
+    return rows.map((row) => row.video_id);
   }
 
   /** Soft-deleted videos whose purge date has passed. */

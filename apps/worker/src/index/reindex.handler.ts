@@ -1,0 +1,14 @@
+import { Injectable } from '@nestjs/common';
+import { ReindexService, type ReindexResult } from '@app/shared/search/reindex.service';
+import type { JobHandler } from '../jobs/job-handler';
+
+@Injectable()
+export class ReindexHandler implements JobHandler<'reindex'> {
+  readonly name = 'reindex';
+
+  constructor(private readonly reindex: ReindexService) {}
+
+  handle(): Promise<ReindexResult> {
+    return this.reindex.rebuild();
+  }
+}
