@@ -1,6 +1,9 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { VideoState } from '../video/video-state';
 
+/** Where words are looked for, and how much a match there counts. */
+const FIELDS = ['title^3', 'tags.text^2', 'description'];
+
 export interface SearchCriteria {
   q: string;
   authorId?: string;
@@ -36,21 +39,32 @@ export function buildSearchRequest(criteria: SearchCriteria, index: string): est
     from: (criteria.page - 1) * criteria.limit,
     size: criteria.limit,
     track_total_hits: true,
-    _source: ['id', 'title', 'description', 'authorId', 'publishedAt', 'tags'],
+    // The answer's fields come from MySQL, the truth; the index only ranks.
+    _source: false,
     query: {
       bool: {
         filter,
-        // Recall: any word, in any field, with small typos forgiven.
+        // Recall: any word in any field. Exact words score fully; words within a small typo of
+        // them count for half, so a typo still finds the video but never outranks the exact match.
         must: [
           {
-            multi_match: {
-              query: q,
-              fields: ['title^3', 'tags.text^2', 'description'],
-              type: 'most_fields',
-              operator: 'or',
-              fuzziness: 'AUTO',
-              prefix_length: 1,
-              max_expansions: 20,
+            bool: {
+              should: [
+                { multi_match: { query: q, fields: FIELDS, type: 'best_fields', tie_breaker: 0.3 } },
+                {
+                  multi_match: {
+                    query: q,
+                    fields: FIELDS,
+                    type: 'best_fields',
+                    tie_breaker: 0.3,
+                    fuzziness: 'AUTO',
+                    prefix_length: 1,
+                    max_expansions: 20,
+                    boost: 0.5,
+                  },
+                },
+              ],
+              minimum_should_match: 1,
             },
           },
         ],
@@ -59,15 +73,15 @@ export function buildSearchRequest(criteria: SearchCriteria, index: string): est
           {
             multi_match: {
               query: q,
-              fields: ['title^4', 'tags.text^2', 'description'],
+              fields: ['title^3', 'tags.text^2', 'description'],
               type: 'cross_fields',
               operator: 'and',
-              boost: 4,
+              boost: 2,
             },
           },
-          { match_phrase: { title: { query: q, slop: 2, boost: 6 } } },
-          { match_phrase: { description: { query: q, slop: 4, boost: 1.5 } } },
-          { match: { 'title.shingles': { query: q, boost: 2 } } },
+          { match_phrase: { title: { query: q, slop: 2, boost: 4 } } },
+          { match_phrase: { description: { query: q, slop: 4 } } },
+          { match: { 'title.shingles': { query: q, boost: 1.5 } } },
         ],
       },
     },

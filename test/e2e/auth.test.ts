@@ -1,0 +1,201 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { sign } from 'jsonwebtoken';
+import {
+  generateSigningKey,
+  startJwksServer,
+  type JwksServer,
+  type SigningKey,
+} from '../support/jwks-server';
+import { call, startSystem, type ApiResponse, type System } from '../support/system';
+import { openTestContext } from '../support/test-context';
+
+const SECRET = process.env.JWT_SECRET!;
+const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'videos-api';
+
+/** Published in the JWKS. */
+const rsa = generateSigningKey('RS256', 'rsa-key-1');
+const ec = generateSigningKey('ES256', 'ec-key-1');
+/** Not published, but claims the kid of one that is. */
+const impostor = generateSigningKey('RS256', rsa.kid);
+
+type Claims = Record<string, unknown>;
+
+/** Seconds since the epoch, `offset` seconds from now. */
+const at = (offset = 0) => Math.floor(Date.now() / 1000) + offset;
+
+/** Claims that pass every check; a change set to `undefined` drops that claim. */
+function claims(changes: Claims = {}): Claims {
+  const all: Claims = {
+    sub: 'user-1',
+    roles: [],
+    iss: ISSUER,
+    aud: AUDIENCE,
+    iat: at(),
+    exp: at(300),
+    ...changes,
+  };
+  return Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined));
+}
+
+const hs256 = (changes?: Claims) => sign(claims(changes), SECRET, { algorithm: 'HS256' });
+
+const signedBy = (key: SigningKey, kid = key.kid) =>
+  sign(claims(), key.privateKey, { algorithm: key.alg, keyid: kid });
+
+const encode = (part: unknown) => Buffer.from(JSON.stringify(part)).toString('base64url');
+
+/** A token assembled by hand, for what no JWT library will sign. */
+function handmade(header: Claims, payload: Claims, signature: (input: string) => string = () => ''): string {
+  const input = `${encode(header)}.${encode(payload)}`;
+  return `${input}.${signature(input)}`;
+}
+
+/** A valid HS256 token whose payload was then changed, signature kept. */
+function tampered(): string {
+  const parts = hs256().split('.');
+  parts[1] = encode(claims({ sub: 'someone-else', roles: ['admin'] }));
+  return parts.join('.');
+}
+
+/** RFC 6750 §3 and SPEC §4: a problem document and a Bearer challenge, nothing internal. */
+function expectUnauthorized(response: ApiResponse, tokenPresented: boolean): void {
+  expect(response.status).toBe(401);
+  const challenge = response.headers.get('www-authenticate') ?? '';
+  expect(challenge).toMatch(/^Bearer(\s|$)/);
+  if (tokenPresented) expect(challenge).toContain('error="invalid_token"');
+  else expect(challenge).not.toContain('error=');
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(response.body).toMatchObject({ status: 401, title: 'Unauthorized' });
+  expect(Object.keys(response.body).sort()).toEqual(['detail', 'status', 'title', 'type']);
+  expect(JSON.stringify(response.body)).not.toMatch(/\bat .+:\d+|node_modules|Error\b|jwt|signature|kid/i);
+}
+
+describe('authentication on /api/** (SPEC §3)', () => {
+  let jwks: JwksServer;
+  let system: System;
+
+  beforeAll(async () => {
+    jwks = await startJwksServer([rsa, ec]);
+    const context = await openTestContext();
+    try {
+      await context.search.ensureAlias();
+    } finally {
+      await context.close();
+    }
+    system = await startSystem(
+      { JWT_SECRET: SECRET, JWT_JWKS_URI: jwks.uri, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE },
+      { worker: false },
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await jwks?.close();
+  });
+
+  const search = (headers: Record<string, string>) =>
+    call('GET', `${system.api}/api/videos/search?q=test`, undefined, headers);
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  describe('accepts', () => {
+    it.each<[string, () => Record<string, string>]>([
+      ['HS256 signed with JWT_SECRET', () => bearer(hs256())],
+      ['the scheme written "bearer"', () => ({ authorization: `bearer ${hs256()}` })],
+      ['the scheme written "BEARER"', () => ({ authorization: `BEARER ${hs256()}` })],
+      ['RS256 signed by a key in the JWKS', () => bearer(signedBy(rsa))],
+      ['ES256 (P-256) signed by a key in the JWKS', () => bearer(signedBy(ec))],
+      ['a token expired 10 s ago (clock skew ≤ 30 s)', () => bearer(hs256({ iat: at(-600), exp: at(-10) }))],
+    ])('%s', async (_case, headers) => {
+      const response = await search(headers());
+      expect(response.status).toBe(200);
+      expect(response.body).toHaveProperty('items');
+    });
+
+    it('takes roles from the `roles` claim: an admin reaches the handler (404 for a missing video)', async () => {
+      const admin = hs256({ sub: 'boss', roles: ['admin'] });
+      const response = await call('POST', `${system.api}/api/videos/${randomUUID()}/restore`, admin);
+      expect(response.status).toBe(404);
+    });
+  });
+
+  describe('answers 401 with a plain Bearer challenge when no bearer token is presented', () => {
+    it.each<[string, Record<string, string>]>([
+      ['no Authorization header', {}],
+      ['the Basic scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
+      ['"Bearer " with an empty token', { authorization: 'Bearer ' }],
+    ])('%s', async (_case, headers) => {
+      expectUnauthorized(await search(headers), false);
+    });
+  });
+
+  describe('answers 401 with error="invalid_token" to a bad token', () => {
+    it.each<[string, () => string]>([
+      ['garbage', () => 'garbage'],
+      ['three dots of garbage', () => 'a.b.c'],
+      ['alg "none" with an empty signature', () => handmade({ alg: 'none', typ: 'JWT' }, claims())],
+      ['alg "NONE" with an empty signature', () => handmade({ alg: 'NONE', typ: 'JWT' }, claims())],
+      [
+        'HS256 keyed with the RS256 public key PEM from the JWKS (key confusion)',
+        () =>
+          handmade({ alg: 'HS256', typ: 'JWT', kid: rsa.kid }, claims(), (input) =>
+            createHmac('sha256', rsa.publicPem).update(input).digest('base64url'),
+          ),
+      ],
+      ['expired 2 minutes ago (beyond the 30 s leeway)', () => hs256({ iat: at(-600), exp: at(-120) })],
+      ['not valid before 5 minutes from now', () => hs256({ nbf: at(300), exp: at(600) })],
+      ['a wrong issuer', () => hs256({ iss: 'https://elsewhere.test' })],
+      ['a wrong audience', () => hs256({ aud: 'another-api' })],
+      ['no issuer', () => hs256({ iss: undefined })],
+      ['no audience', () => hs256({ aud: undefined })],
+      ['no exp', () => hs256({ exp: undefined })],
+      ['no sub', () => hs256({ sub: undefined })],
+      ['an empty sub', () => hs256({ sub: '' })],
+      ['a tampered payload', tampered],
+      ['RS256 signed by a key not in the JWKS under a kid that is', () => signedBy(impostor)],
+      ['RS256 under a kid not in the JWKS', () => signedBy(rsa, 'no-such-kid')],
+      ['ES256 under the kid of the RSA key', () => signedBy(ec, rsa.kid)],
+      [
+        'HS512 with the right secret (algorithm not allowed)',
+        () => sign(claims(), SECRET, { algorithm: 'HS512' }),
+      ],
+      [
+        'RS384 by a key in the JWKS (algorithm not allowed)',
+        () => sign(claims(), rsa.privateKey, { algorithm: 'RS384', keyid: rsa.kid }),
+      ],
+    ])('%s', async (_case, token) => {
+      expectUnauthorized(await search(bearer(token())), true);
+    });
+
+    /** Signed with another secret, so the only right answers are "too large" or "invalid". */
+    const oversized = (bytes: number) =>
+      sign(claims({ padding: 'x'.repeat(bytes) }), `not-${SECRET}`, { algorithm: 'HS256' });
+
+    it('a large (8 KB) token that fits the header limit is checked like any other', async () => {
+      expectUnauthorized(await search(bearer(oversized(8_000))), true);
+    });
+
+    it('a huge (20 KB) token is refused (401 or 431), never with a 5xx', async () => {
+      const response = await search(bearer(oversized(20_000)));
+      expect(response.status).not.toBe(200);
+      expect(response.status).toBeLessThan(500);
+      expect([401, 431]).toContain(response.status);
+    });
+  });
+
+  describe('authentication comes before input validation', () => {
+    const invalid = () => call('DELETE', `${system.api}/api/videos/not-a-uuid`, hs256({ exp: at(-120) }));
+
+    it('a bad id without a token is 401, not 400', async () => {
+      expectUnauthorized(await call('DELETE', `${system.api}/api/videos/not-a-uuid`), false);
+    });
+
+    it('a bad id with an expired token is 401, not 400', async () => {
+      expectUnauthorized(await invalid(), true);
+    });
+
+    it('a bad id with a valid token is 400', async () => {
+      expect((await call('DELETE', `${system.api}/api/videos/not-a-uuid`, hs256())).status).toBe(400);
+    });
+  });
+});

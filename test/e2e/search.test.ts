@@ -1,0 +1,290 @@
+import { ENTRY, freePort, runProcess, startProcess, waitForStatus } from '../support/processes';
+import { seedVideos } from '../support/seed';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+const reader = token('reader');
+const admin = token('boss', ['admin']);
+
+interface SearchBody {
+  items: {
+    id: string;
+    title: string;
+    description: string;
+    authorId: string;
+    publishedAt: string;
+    tags: string[];
+    score: number;
+  }[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+interface Problem {
+  status: number;
+  detail: string;
+  errors: { name: string; reason: string }[];
+}
+
+describe('GET /api/videos/search (SPEC §7)', () => {
+  let context: TestContext;
+  let system: System;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    system = await startSystem({}, { worker: false });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await context?.close();
+  });
+
+  const search = <T = SearchBody>(query: string, bearer = reader) =>
+    call<T>('GET', `${system.api}/api/videos/search?${query}`, bearer);
+  const ids = async (query: string) => (await search(query)).body.items.map((item) => item.id);
+
+  it('answers with exactly the documented shape', async () => {
+    const [id] = await seedVideos(context, 1, {
+      title: () => 'Shape of the quokka answer',
+      authorId: 'shape-author',
+    });
+    const response = await search('q=quokka');
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body).sort()).toEqual(['items', 'limit', 'page', 'total', 'totalPages']);
+    expect(response.body).toMatchObject({ page: 1, limit: 20, total: 1, totalPages: 1 });
+    const [item] = response.body.items;
+    expect(Object.keys(item!).sort()).toEqual([
+      'authorId',
+      'description',
+      'id',
+      'publishedAt',
+      'score',
+      'tags',
+      'title',
+    ]);
+    expect(item).toMatchObject({
+      id,
+      title: 'Shape of the quokka answer',
+      authorId: 'shape-author',
+      tags: ['seed'],
+    });
+    expect(typeof item!.score).toBe('number');
+  });
+
+  describe('filters', () => {
+    let byDate: Record<string, string>;
+
+    beforeAll(async () => {
+      const instants = [
+        '2024-04-30T23:59:59.999Z',
+        '2024-05-01T00:00:00.000Z',
+        '2024-05-01T23:59:59.999Z',
+        '2024-05-02T00:00:00.000Z',
+      ];
+      const seeded = await seedVideos(context, instants.length, {
+        title: () => 'Calendar echidna session',
+        publishedAt: (i) => new Date(instants[i]!),
+        authorId: 'calendar-author',
+      });
+      byDate = Object.fromEntries(instants.map((instant, i) => [instant, seeded[i]!]));
+    });
+
+    it('treats date-only bounds as whole days, inclusive at both ends', async () => {
+      const found = await ids('q=echidna&dateFrom=2024-05-01&dateTo=2024-05-01');
+      expect(found.sort()).toEqual(
+        [byDate['2024-05-01T00:00:00.000Z'], byDate['2024-05-01T23:59:59.999Z']].sort(),
+      );
+    });
+
+    it('takes date-times with offsets, inclusive', async () => {
+      const found = await ids('q=echidna&dateFrom=2024-05-02T02:00:00%2B02:00');
+      expect(found.sort()).toEqual([byDate['2024-05-02T00:00:00.000Z']]);
+    });
+
+    it('filters by exact author', async () => {
+      expect(await ids('q=echidna&authorId=calendar-author')).toHaveLength(4);
+      expect(await ids('q=echidna&authorId=calendar')).toEqual([]);
+    });
+  });
+
+  describe('paging', () => {
+    let seeded: string[];
+
+    beforeAll(async () => {
+      seeded = await seedVideos(context, 45, {
+        title: () => 'Paging narwhal seminar',
+        publishedAt: () => new Date('2023-03-03T00:00:00Z'),
+      });
+    });
+
+    it('walks every page and sees every id exactly once (ties break by date, then id)', async () => {
+      const seen: string[] = [];
+      for (let page = 1; page <= 5; page += 1) {
+        const { body } = await search(`q=narwhal&limit=10&page=${page}`);
+        expect(body).toMatchObject({ page, limit: 10, total: 45, totalPages: 5 });
+        seen.push(...body.items.map((item) => item.id));
+      }
+      expect(seen).toHaveLength(45);
+      expect(new Set(seen).size).toBe(45);
+      expect([...seen].sort()).toEqual([...seeded].sort());
+      // Equal scores and dates: id order decides, so the walk is stable.
+      expect(seen).toEqual([...seen].sort());
+    });
+
+    it('answers a page past the end with no items and the true total', async () => {
+      const { status, body } = await search('q=narwhal&limit=10&page=9');
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ items: [], page: 9, total: 45, totalPages: 5 });
+    });
+  });
+
+  describe('ranking', () => {
+    it('ranks all words above some, and a title match above a description-only match', async () => {
+      const [both] = await seedVideos(context, 1, { title: () => 'Wallaby marsupial migration' });
+      const [one] = await seedVideos(context, 1, { title: () => 'Wallaby feeding habits' });
+      const [inDescription] = await seedVideos(context, 1, { title: () => 'Unrelated bandicoot talk' });
+      await context.dataSource.query(
+        'UPDATE videos SET description = ?, version = version + 1 WHERE id = ?',
+        ['all about the wallaby marsupial migration', inDescription],
+      );
+      await context.search.indexVideos(await context.videos.findByIds([inDescription!]));
+      await context.search.refresh();
+
+      const found = await ids('q=wallaby%20marsupial%20migration');
+      expect(found[0]).toBe(both);
+      expect(found.indexOf(inDescription!)).toBeGreaterThan(0);
+      expect(found).toContain(one);
+    });
+
+    it('finds a title despite a small typo', async () => {
+      const [id] = await seedVideos(context, 1, { title: () => 'Concurrency with asyncio' });
+      expect(await ids('q=asyncoi')).toContain(id);
+    });
+  });
+
+  it.each([
+    '"unbalanced quote',
+    'title:foo',
+    '(bracket',
+    'wild*card',
+    'back\\slash',
+    'this AND that',
+    '-negated',
+    'emoji 🎬🐍',
+    'x'.repeat(256),
+    '{"json": true}',
+    '/regex.*/',
+    'a OR b NOT c',
+    '~fuzzy^2',
+  ])('treats q=%p as plain text (200)', async (q) => {
+    const response = await search(`q=${encodeURIComponent(q)}`);
+    expect(response.status).toBe(200);
+  });
+
+  describe('validation', () => {
+    it.each([
+      ['', 'q'],
+      ['q=%20%20', 'q'],
+      [`q=${'y'.repeat(257)}`, 'q'],
+      ['q=x&q=y', 'q'],
+      ['q=x&authorId=', 'authorId'],
+      ['q=x&dateFrom=2024-02-30', 'dateFrom'],
+      ['q=x&dateTo=05/01/2024', 'dateTo'],
+      ['q=x&dateFrom=2024-05-02&dateTo=2024-05-01', 'dateFrom'],
+      ['q=x&page=0', 'page'],
+      ['q=x&page=1&page=2', 'page'],
+      ['q=x&limit=101', 'limit'],
+      ['q=x&limit=ten', 'limit'],
+    ])('%p is a 400 naming %s', async (query, name) => {
+      const response = await search<Problem>(query);
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(response.body.errors.map((e) => e.name)).toEqual([name]);
+    });
+
+    it('explains the 10,000-result window', async () => {
+      const response = await search<Problem>('q=x&page=101&limit=100');
+      expect(response.status).toBe(400);
+      expect(response.body.errors[0]!.reason).toMatch(/10000/);
+    });
+
+    it('ignores unknown parameters', async () => {
+      expect((await search('q=x&sort=new&foo=bar')).status).toBe(200);
+    });
+
+    it('needs a token', async () => {
+      expect((await call('GET', `${system.api}/api/videos/search?q=x`)).status).toBe(401);
+    });
+  });
+
+  describe('MySQL is the truth', () => {
+    it('never returns a deleted video, even when its index document says it is active', async () => {
+      const [id] = await seedVideos(context, 1, { title: () => 'Stale dingo documentary' });
+      expect((await call('DELETE', `${system.api}/api/videos/${id}`, admin)).status).toBe(200);
+      // The index lags: a stale "active" document with a newer version than the row's.
+      await context.search.client.index({
+        index: context.search.alias,
+        id: id!,
+        version: 1_000,
+        version_type: 'external',
+        document: {
+          id,
+          authorId: 'author-1',
+          state: 'active',
+          title: 'Stale dingo documentary',
+          description: '',
+          tags: [],
+          publishedAt: null,
+        },
+        refresh: true,
+      });
+      expect(await ids('q=dingo')).toEqual([]);
+    });
+
+    it('keeps answering through a full reindex, with the same total after', async () => {
+      await seedVideos(context, 30, { title: () => 'Reindex lyrebird lecture' });
+      const before = (await search('q=lyrebird')).body.total;
+      let searching = true;
+      const statuses: number[] = [];
+      const totals = new Set<number>();
+      const load = (async () => {
+        while (searching) {
+          const response = await search('q=lyrebird');
+          statuses.push(response.status);
+          totals.add(response.body.total);
+        }
+      })();
+      const reindex = await runProcess(ENTRY.cli, ['reindex', '--no-progress', '--batch-size', '10']);
+      searching = false;
+      await load;
+      expect(reindex.code).toBe(0);
+      expect(statuses.length).toBeGreaterThan(5);
+      expect(statuses.every((status) => status === 200)).toBe(true);
+      expect([...totals]).toEqual([before]);
+      expect((await search('q=lyrebird')).body.total).toBe(before);
+    }, 60_000);
+  });
+});
+
+describe('search while the index is unreachable', () => {
+  it('answers 503 problem+json with Retry-After, and deletes still answer 200', async () => {
+    const port = await freePort();
+    // Nothing listens on port 9 (discard): Elasticsearch is "down" for this API only.
+    const api = startProcess(ENTRY.api, { PORT: String(port), ELASTICSEARCH_URL: 'http://127.0.0.1:9' });
+    try {
+      await waitForStatus(`http://127.0.0.1:${port}/health/live`, 200);
+      const response = await call<Problem>('GET', `http://127.0.0.1:${port}/api/videos/search?q=x`, reader);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(response.body.status).toBe(503);
+      expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(503);
+    } finally {
+      await api.stop();
+    }
+  }, 60_000);
+});
