@@ -41,7 +41,7 @@ describe('readiness follows the dependencies', () => {
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop()));
     await redis.stop();
-  });
+  }, 60_000);
 
   it('is live and ready with every dependency up', async () => {
     for (const url of urls) {

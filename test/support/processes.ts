@@ -33,9 +33,16 @@ export function startProcess(
   return {
     child,
     output: () => output,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
+    /** Sends the signal; a process still running after `graceMs` is killed, so no test can hang on it. */
+    async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
