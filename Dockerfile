@@ -2,7 +2,7 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm install --no-audit --no-fund --no-save
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps apps
 COPY libs libs

@@ -11,8 +11,8 @@ export JWT_SECRET="${JWT_SECRET:-demo-only-secret-0123456789-abcdefghijklmnop}"
 say() { printf '\033[1m[demo]\033[0m %s\n' "$*"; }
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing dependencies (npm ci)"
-  npm ci --no-audit --no-fund
+  say "installing the locked dependencies"
+  npm install --no-audit --no-fund --no-save
 fi
 
 for port in "$PORT" "$WORKER_PORT"; do

@@ -1,0 +1,92 @@
+import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
+import { ReindexService } from '@app/shared/search/reindex.service';
+import { seedVideos } from '../support/seed';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+describe('index sync', () => {
+  let context: TestContext;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+  });
+
+  beforeEach(() => context.reset());
+
+  afterAll(() => context.close());
+
+  const versionOf = async (id: string) => (await context.search.versions([id])).get(id);
+
+  it('never lets an older write overwrite a newer one (external versions)', async () => {
+    const [id] = await seedVideos(context, 1, { title: () => 'Versioned talk' });
+    const [row] = await context.videos.findByIds([id!]);
+    await context.search.indexVideos([{ ...row!, title: 'Newer title', version: row!.version + 5 }]);
+    const outcome = await context.search.indexVideos([{ ...row!, title: 'Older title' }]);
+    expect(outcome).toEqual({ indexed: 0, stale: 1 });
+    const document = await context.search.client.get<{ title: string }>({ index: context.search.alias, id: id! });
+    expect(document._source?.title).toBe('Newer title');
+  });
+
+  it('the reconciler rewrites missing and stale documents and removes orphans', async () => {
+    const [missing, stale, fine] = await seedVideos(context, 3);
+    await context.search.deleteDocument(missing!);
+    await context.dataSource.query("UPDATE videos SET title = 'Changed behind the index', version = version + 1 WHERE id = ?", [stale]);
+    const orphan = '0b6f1a2c-3d4e-4f50-8a61-7b8c9d0e1f2a';
+    await context.search.client.index({
+      index: context.search.alias,
+      id: orphan,
+      document: { id: orphan, authorId: 'x', state: 'active', title: 'Ghost', description: '', tags: [], publishedAt: null },
+    });
+    await context.search.refresh();
+
+    const result = await new IndexReconciler(context.videos, context.search).reconcile(2);
+    expect(result).toEqual({ checked: 3, missing: 1, stale: 1, removed: 1 });
+    await context.search.refresh();
+
+    const rows = await context.videos.findByIds([missing!, stale!, fine!]);
+    for (const row of rows) expect(await versionOf(row.id)).toBe(row.version);
+    expect((await context.indexedIds()).sort()).toEqual([missing, stale, fine].sort());
+    expect(await new IndexReconciler(context.videos, context.search).reconcile()).toEqual({
+      checked: 3,
+      missing: 0,
+      stale: 0,
+      removed: 0,
+    });
+  });
+
+  it('a reindex swaps the alias to a new index and keeps changes made while it loads', async () => {
+    const ids = await seedVideos(context, 25);
+    const before = await context.search.aliasTargets();
+    const [changed, purged] = ids;
+    let changedDuringLoad = false;
+    const result = await new ReindexService(context.videos, context.search).rebuild({
+      batchSize: 5,
+      onProgress: ({ documents }) => {
+        if (documents !== 5 || changedDuringLoad) return;
+        changedDuringLoad = true;
+        // Rows already copied change under the running reindex: one edited, one purged.
+        void context.dataSource.query(
+          "UPDATE videos SET title = 'Edited during reindex', version = version + 1, updated_at = ? WHERE id = ?",
+          [new Date(), changed],
+        );
+        void context.dataSource.transaction(async (manager) => {
+          await manager.query(
+            "INSERT INTO deletion_audit (video_id, author_id, reason, objects_deleted, purged_at) VALUES (?, 'author-1', 'permanent', 0, ?)",
+            [purged, new Date()],
+          );
+          await manager.query('DELETE FROM videos WHERE id = ?', [purged]);
+        });
+      },
+    });
+    expect(changedDuringLoad).toBe(true);
+    expect(result.documents).toBe(25);
+    expect(result.previous).toEqual(before);
+    expect(await context.search.aliasTargets()).toEqual([result.index]);
+    for (const old of before) expect(await context.search.client.indices.exists({ index: old })).toBe(false);
+
+    const indexed = await context.indexedIds();
+    expect(indexed).toHaveLength(24);
+    expect(indexed).not.toContain(purged);
+    const document = await context.search.client.get<{ title: string }>({ index: context.search.alias, id: changed! });
+    expect(document._source?.title).toBe('Edited during reindex');
+  });
+});
