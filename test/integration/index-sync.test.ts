@@ -22,19 +22,33 @@ describe('index sync', () => {
     await context.search.indexVideos([{ ...row!, title: 'Newer title', version: row!.version + 5 }]);
     const outcome = await context.search.indexVideos([{ ...row!, title: 'Older title' }]);
     expect(outcome).toEqual({ indexed: 0, stale: 1 });
-    const document = await context.search.client.get<{ title: string }>({ index: context.search.alias, id: id! });
+    const document = await context.search.client.get<{ title: string }>({
+      index: context.search.alias,
+      id: id!,
+    });
     expect(document._source?.title).toBe('Newer title');
   });
 
   it('the reconciler rewrites missing and stale documents and removes orphans', async () => {
     const [missing, stale, fine] = await seedVideos(context, 3);
     await context.search.deleteDocument(missing!);
-    await context.dataSource.query("UPDATE videos SET title = 'Changed behind the index', version = version + 1 WHERE id = ?", [stale]);
+    await context.dataSource.query(
+      "UPDATE videos SET title = 'Changed behind the index', version = version + 1 WHERE id = ?",
+      [stale],
+    );
     const orphan = '0b6f1a2c-3d4e-4f50-8a61-7b8c9d0e1f2a';
     await context.search.client.index({
       index: context.search.alias,
       id: orphan,
-      document: { id: orphan, authorId: 'x', state: 'active', title: 'Ghost', description: '', tags: [], publishedAt: null },
+      document: {
+        id: orphan,
+        authorId: 'x',
+        state: 'active',
+        title: 'Ghost',
+        description: '',
+        tags: [],
+        publishedAt: null,
+      },
     });
     await context.search.refresh();
 
@@ -86,7 +100,10 @@ describe('index sync', () => {
     const indexed = await context.indexedIds();
     expect(indexed).toHaveLength(24);
     expect(indexed).not.toContain(purged);
-    const document = await context.search.client.get<{ title: string }>({ index: context.search.alias, id: changed! });
+    const document = await context.search.client.get<{ title: string }>({
+      index: context.search.alias,
+      id: changed!,
+    });
     expect(document._source?.title).toBe('Edited during reindex');
   });
 });

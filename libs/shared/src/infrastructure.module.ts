@@ -1,3 +1,4 @@
+import type { Client } from '@elastic/elasticsearch';
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
@@ -15,6 +16,18 @@ import { IndexReconciler } from './search/index-reconciler.service';
 import { ReindexService } from './search/reindex.service';
 import { VideoRepository } from './video/video.repository';
 
+/** The domain services both processes use, built on those connections. */
+const SERVICES = [
+  SearchIndexService,
+  StorageService,
+  StorageCleaner,
+  VideoRepository,
+  JobQueues,
+  VideoDeletionService,
+  ReindexService,
+  IndexReconciler,
+];
+
 /** The connections to MySQL, Redis, Elasticsearch and S3 that both processes share. */
 @Global()
 @Module({
@@ -30,38 +43,20 @@ import { VideoRepository } from './video/video.repository';
     }),
   ],
   providers: [
-    {
-      provide: REDIS_CLIENT,
-      inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => createRedisClient(c.REDIS_URL),
-    },
+    { provide: REDIS_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createRedisClient(c.REDIS_URL) },
     { provide: SEARCH_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createSearchClient(c) },
-    SearchIndexService,
-    StorageService,
-    StorageCleaner,
-    VideoRepository,
-    JobQueues,
-    VideoDeletionService,
-    ReindexService,
-    IndexReconciler,
+    ...SERVICES,
   ],
-  exports: [
-    ReindexService,
-    IndexReconciler,
-    REDIS_CLIENT,
-    SEARCH_CLIENT,
-    SearchIndexService,
-    StorageService,
-    StorageCleaner,
-    VideoRepository,
-    JobQueues,
-    VideoDeletionService,
-  ],
+  exports: [REDIS_CLIENT, SEARCH_CLIENT, ...SERVICES],
 })
 export class InfrastructureModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {}
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(SEARCH_CLIENT) private readonly search: Client,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => undefined);
+    await this.search.close();
   }
 }
