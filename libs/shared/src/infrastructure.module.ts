@@ -43,7 +43,11 @@ const SERVICES = [
     }),
   ],
   providers: [
-    { provide: REDIS_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createRedisClient(c.REDIS_URL) },
+    {
+      provide: REDIS_CLIENT,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => createRedisClient(c.REDIS_URL),
+    },
     { provide: SEARCH_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createSearchClient(c) },
     ...SERVICES,
   ],
