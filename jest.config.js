@@ -1,6 +1,11 @@
 /** Three levels (STYLE.md): unit tests of pure rules, integration and end-to-end against the real services. */
 const base = {
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }],
+    // jose (under jwks-rsa) ships only ES modules; Node 20 loads them natively, jest needs them compiled.
+    '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: { '^@app/shared(|/.*)$': '<rootDir>/libs/shared/src$1' },
   testEnvironment: 'node',

@@ -31,7 +31,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (SPEC ยง6, ย
 
   afterAll(async () => {
     await system?.stop();
-    await queues?.onModuleDestroy();
+    await queues?.close();
     await context?.close();
   });
 

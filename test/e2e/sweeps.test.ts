@@ -39,7 +39,7 @@ describe('sweeps', () => {
     try {
       expect(await queues.queue('video-deletion').getJob(deletionJobId(id!))).toBeDefined();
     } finally {
-      await queues.onModuleDestroy();
+      await queues.close();
     }
     await system.stop();
     system = undefined;

@@ -4,12 +4,21 @@ import { HealthModule } from '@app/shared/health/health.module';
 import { ProblemDetailsFilter } from '@app/shared/http/problem.filter';
 import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
+import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { AuthModule } from './auth/auth.module';
 import { SearchModule } from './search/search.module';
 import { VideoModule } from './video/video.module';
 
 @Module({
-  imports: [LoggingModule, InfrastructureModule, HealthModule, AuthModule, SearchModule, VideoModule],
+  imports: [
+    LoggingModule,
+    InfrastructureModule,
+    HealthModule,
+    MetricsModule,
+    AuthModule,
+    SearchModule,
+    VideoModule,
+  ],
   providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
 })
 export class AppModule {}

@@ -181,7 +181,7 @@ program
       const result = await new PurgeSweepHandler(context.videos, queues).handle();
       console.log(`Enqueued ${result.due} due purge(s) and ${result.deleting} unfinished deletion(s).`);
     } finally {
-      await queues.onModuleDestroy();
+      await queues.close();
       await context.close();
     }
   });

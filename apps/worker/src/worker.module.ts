@@ -4,6 +4,7 @@ import { HealthModule } from '@app/shared/health/health.module';
 import { ProblemDetailsFilter } from '@app/shared/http/problem.filter';
 import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
+import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { DeleteVideoHandler } from './deletion/delete-video.handler';
 import { ReconcileIndexHandler } from './index/reconcile-index.handler';
 import { ReindexHandler } from './index/reindex.handler';
@@ -23,7 +24,7 @@ const HANDLERS = [
 ];
 
 @Module({
-  imports: [LoggingModule, InfrastructureModule, HealthModule],
+  imports: [LoggingModule, InfrastructureModule, HealthModule, MetricsModule],
   providers: [
     ...HANDLERS,
     { provide: JOB_HANDLERS, inject: HANDLERS, useFactory: (...handlers: unknown[]) => handlers },

@@ -15,6 +15,16 @@ const CLOCK_TOLERANCE_SECONDS = 30;
 const SECRET_ALGORITHMS: Algorithm[] = ['HS256'];
 const JWKS_ALGORITHMS: Algorithm[] = ['RS256', 'ES256'];
 
+/**
+ * The queue dashboard is opened in a browser, which cannot add a header: there (and only there) the
+ * token may come from the `admin_token` cookie. The API never reads cookies, so it is not open to CSRF.
+ */
+function dashboardCookie(request: Request): string | null {
+  if (!request.path.startsWith('/admin/')) return null;
+  const cookie = (request.headers.cookie ?? '').split(/;\s*/).find((part) => part.startsWith('admin_token='));
+  return cookie ? decodeURIComponent(cookie.slice('admin_token='.length)) : null;
+}
+
 type KeyCallback = (error: Error | null, key?: string | Buffer) => void;
 
 interface TokenClaims {
@@ -53,7 +63,7 @@ function keyProvider(config: AppConfig) {
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     super({
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      jwtFromRequest: ExtractJwt.fromExtractors([ExtractJwt.fromAuthHeaderAsBearerToken(), dashboardCookie]),
       secretOrKeyProvider: keyProvider(config),
       algorithms: [
         ...(config.JWT_SECRET ? SECRET_ALGORITHMS : []),

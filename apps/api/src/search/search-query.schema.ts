@@ -66,3 +66,25 @@ export const searchQuerySchema = z
   });
 
 export type SearchQuery = z.output<typeof searchQuerySchema>;
+
+/** The answer of a search (SPEC §7). */
+export const searchPageSchema = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      description: z.string(),
+      authorId: z.string(),
+      publishedAt: z.string().nullable().meta({ description: 'ISO 8601 UTC' }),
+      tags: z.array(z.string()),
+      score: z.number().meta({ description: 'relevance; only comparable within one search' }),
+    }),
+  ),
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int().meta({ description: 'exact number of matching videos' }),
+  totalPages: z.number().int(),
+});
+
+export type SearchPage = z.output<typeof searchPageSchema>;
+export type SearchItem = SearchPage['items'][number];

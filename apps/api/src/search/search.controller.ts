@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
-import { searchQuerySchema, type SearchQuery } from './search-query.schema';
-import { VideoSearchService, type SearchPage } from './video-search.service';
+import { searchQuerySchema, type SearchPage, type SearchQuery } from './search-query.schema';
+import { VideoSearchService } from './video-search.service';
 
 @Controller('api/videos')
 export class SearchController {

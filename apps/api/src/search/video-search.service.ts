@@ -6,25 +6,7 @@ import { SEARCH_CLIENT } from '@app/shared/search/search.client';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
 import { buildSearchRequest } from '@app/shared/search/search-query.builder';
 import { VideoRepository } from '@app/shared/video/video.repository';
-import type { SearchQuery } from './search-query.schema';
-
-export interface SearchItem {
-  id: string;
-  title: string;
-  description: string;
-  authorId: string;
-  publishedAt: string | null;
-  tags: string[];
-  score: number;
-}
-
-export interface SearchPage {
-  items: SearchItem[];
-  page: number;
-  limit: number;
-  total: number;
-  totalPages: number;
-}
+import type { SearchItem, SearchPage, SearchQuery } from './search-query.schema';
 
 @Injectable()
 export class VideoSearchService {

@@ -3,16 +3,7 @@ import { ProblemException } from '@app/shared/http/problem';
 import { VideoDeletionService, type ApplyResult } from '@app/shared/video/video-deletion.service';
 import type { NextState } from '@app/shared/video/video-lifecycle';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
-import type { DeleteQuery } from './video-params.schema';
-
-export type DeleteResponse =
-  | { id: string; state: 'soft_deleted'; deletedAt: string; purgeAt: string }
-  | { id: string; state: 'deleted' };
-
-export interface RestoreResponse {
-  id: string;
-  state: 'active';
-}
+import type { DeleteQuery, DeleteResponse, RestoreResponse } from './video-params.schema';
 
 /** Turns the shared rules' outcomes into the HTTP contract of SPEC §6 and §8. */
 @Injectable()

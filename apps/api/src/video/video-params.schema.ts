@@ -31,3 +31,18 @@ export const deleteQuerySchema = z.object({
 });
 
 export type DeleteQuery = z.output<typeof deleteQuerySchema>;
+
+export const softDeletedSchema = z.object({
+  id: z.string(),
+  state: z.literal('soft_deleted'),
+  deletedAt: z.string().meta({ description: 'ISO 8601 UTC; kept by a repeated soft delete' }),
+  purgeAt: z.string().meta({ description: 'ISO 8601 UTC: deletedAt + retention' }),
+});
+
+export const deletedSchema = z.object({ id: z.string(), state: z.literal('deleted') });
+
+export const deleteResponseSchema = z.union([softDeletedSchema, deletedSchema]);
+export type DeleteResponse = z.output<typeof deleteResponseSchema>;
+
+export const restoreResponseSchema = z.object({ id: z.string(), state: z.literal('active') });
+export type RestoreResponse = z.output<typeof restoreResponseSchema>;

@@ -7,9 +7,11 @@ import {
   deleteQuerySchema,
   videoIdParamsSchema,
   type DeleteQuery,
+  type DeleteResponse,
+  type RestoreResponse,
   type VideoIdParams,
 } from './video-params.schema';
-import { VideoCommandService, type DeleteResponse, type RestoreResponse } from './video-command.service';
+import { VideoCommandService } from './video-command.service';
 
 @Controller('api/videos')
 export class VideoController {

@@ -26,7 +26,7 @@ export async function openCliContext(config: AppConfig): Promise<CliContext> {
     storage,
     search: new SearchIndexService(client, config),
     async close() {
-      storage.onModuleDestroy();
+      storage.onApplicationShutdown();
       await client.close();
       await dataSource.destroy();
     },

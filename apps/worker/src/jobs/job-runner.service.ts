@@ -3,12 +3,13 @@ import {
   Injectable,
   Logger,
   type OnApplicationBootstrap,
-  type OnApplicationShutdown,
+  type OnModuleDestroy,
 } from '@nestjs/common';
 import { Worker, type Job } from 'bullmq';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues, jitteredBackoff } from '@app/shared/queue/job-queues.service';
+import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JOB_NAMES, JOB_QUEUES, type JobName } from '@app/shared/queue/jobs';
 import { bullConnection } from '@app/shared/redis/redis';
 import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
@@ -18,7 +19,7 @@ import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-han
  * are job schedulers: upserting the same scheduler id from every worker keeps exactly one schedule.
  */
 @Injectable()
-export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobRunner.name);
   private readonly handlers: Map<JobName, JobHandler>;
   private readonly workers: Worker[] = [];
@@ -27,6 +28,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(JOB_HANDLERS) handlers: JobHandler[],
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly queues: JobQueues,
+    private readonly metrics: MetricsService,
   ) {
     assertOneHandlerPerJob(handlers, JOB_NAMES);
     this.handlers = new Map(handlers.map((handler) => [handler.name, handler]));
@@ -69,14 +71,37 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     }
   }
 
-  private dispatch(job: Job): Promise<unknown> {
+  private async dispatch(job: Job): Promise<unknown> {
     const handler = this.handlers.get(job.name as JobName);
     if (!handler) throw new Error(`No handler for job ${job.name}`);
-    return handler.handle(job.data as never, job as never);
+    const stop = this.metrics.jobDuration.startTimer({ name: job.name });
+    try {
+      const result = await handler.handle(job.data as never, job as never);
+      stop({ outcome: 'completed' });
+      return result;
+    } catch (error) {
+      stop({ outcome: 'failed' });
+      this.metrics.jobFailures.inc({ name: job.name });
+      throw error;
+    }
   }
 
-  /** Stops taking jobs and lets the active ones finish (BullMQ's close waits for them). */
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.close()));
+  /**
+   * First step of a shutdown (before connections close): stop taking jobs and let the active ones
+   * finish. After SHUTDOWN_TIMEOUT_MS the rest are handed back: their locks lapse and another worker
+   * takes them up; every job is idempotent, so nothing is lost or done twice to any effect.
+   */
+  async onModuleDestroy(): Promise<void> {
+    const graceful = Promise.all(this.workers.map((worker) => worker.close()));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      graceful.then(() => false),
+      new Promise<boolean>((done) => (timer = setTimeout(() => done(true), this.config.SHUTDOWN_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.logger.warn({ timeoutMs: this.config.SHUTDOWN_TIMEOUT_MS }, 'active jobs handed back at shutdown');
+      await Promise.all(this.workers.map((worker) => worker.close(true)));
+    }
   }
 }

@@ -61,6 +61,11 @@ export const configSchema = z.object({
   /** Media younger than this are never treated as orphans: an upload may precede its row. */
   ORPHAN_GRACE_MS: int(0, 604_800_000).default(3_600_000),
   WORKER_CONCURRENCY: int(1, 256).default(4),
+  /** Requests each caller may make per window; 0 turns rate limiting off. */
+  RATE_LIMIT_POINTS: int(0, 10_000_000).default(600),
+  RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
+  /** The longest the API spends on one request before answering 503 / dropping it. */
+  HTTP_REQUEST_TIMEOUT_MS: int(1_000, 600_000).default(30_000),
   SHUTDOWN_TIMEOUT_MS: int(1, 3_600_000).default(30_000),
   ADMIN_USERNAME: z.string().min(1).optional(),
   ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue, type JobsOptions } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
@@ -26,7 +26,7 @@ export function jitteredBackoff(attemptsMade: number, baseMs = 1_000, random = M
 
 /** The producer side of every queue. Used by the API, the worker and the CLI. */
 @Injectable()
-export class JobQueues implements OnModuleDestroy {
+export class JobQueues implements OnApplicationShutdown {
   private readonly logger = new Logger(JobQueues.name);
   private readonly queues = new Map<QueueName, Queue>();
 
@@ -101,7 +101,12 @@ export class JobQueues implements OnModuleDestroy {
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  async close(): Promise<void> {
     await Promise.all(this.all().map((queue) => queue.close()));
+  }
+
+  /** After the HTTP server has drained and the workers have stopped: nothing enqueues any more. */
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
   }
 }

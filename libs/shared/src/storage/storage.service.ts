@@ -7,7 +7,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 
@@ -17,7 +17,7 @@ export function mediaPrefix(videoId: string): string {
 }
 
 @Injectable()
-export class StorageService implements OnModuleDestroy {
+export class StorageService implements OnApplicationShutdown {
   readonly bucket: string;
   private readonly client: S3Client;
 
@@ -128,7 +128,7 @@ export class StorageService implements OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  onApplicationShutdown(): void {
     this.client.destroy();
   }
 }

@@ -1,0 +1,113 @@
+import { seedVideos } from '../support/seed';
+import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+import { waitFor } from '../support/processes';
+
+/** One sample of a Prometheus text exposition, e.g. `queue_jobs{queue="maintenance",state="active"}`. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
+    return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+}
+
+async function scrape(url: string): Promise<string> {
+  const response = await fetch(`${url}/metrics`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+  return response.text();
+}
+
+describe('operations', () => {
+  let context: TestContext;
+  let redis: OwnRedis;
+  let system: System;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    redis = await startOwnRedis();
+    system = await startSystem({
+      REDIS_URL: redis.url,
+      RATE_LIMIT_POINTS: '30',
+      RATE_LIMIT_WINDOW_SECONDS: '60',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await redis?.stop();
+    await context?.close();
+  });
+
+  it('exposes HTTP, queue, job and purge metrics after real traffic, on the API and the worker', async () => {
+    const user = token('metrics-user', ['admin']);
+    const ids = await seedVideos(context, 3);
+    for (let i = 0; i < 5; i += 1)
+      expect((await call('GET', `${system.api}/api/videos/search?q=seeded`, user)).status).toBe(200);
+    expect((await call('GET', `${system.api}/api/videos/search?q=`, user)).status).toBe(400);
+    for (const id of ids)
+      expect((await call('DELETE', `${system.api}/api/videos/${id}?retentionDays=0`, user)).status).toBe(200);
+    await waitFor('the purges', async () => {
+      const rows: unknown[] = await context.dataSource.query('SELECT id FROM videos WHERE id IN (?)', [ids]);
+      return rows.length === 0 ? true : undefined;
+    });
+
+    const api = await scrape(system.api);
+    expect(
+      sample(api, 'http_request_duration_seconds_count', { route: '/api/videos/search', status: '200' }),
+    ).toBe(5);
+    expect(
+      sample(api, 'http_request_duration_seconds_count', { route: '/api/videos/search', status: '400' }),
+    ).toBe(1);
+    expect(
+      sample(api, 'http_request_duration_seconds_count', { route: '/api/videos/:id', status: '200' }),
+    ).toBe(3);
+    for (const queue of ['video-deletion', 'video-index', 'maintenance']) {
+      expect(sample(api, 'queue_jobs', { queue, state: 'failed' })).toBe(0);
+    }
+    expect(sample(api, 'purge_lag_seconds')).toBe(0);
+    expect(sample(api, 'deletions_failing')).toBe(0);
+
+    const worker = await scrape(system.workerHealth);
+    expect(sample(worker, 'job_duration_seconds_count', { name: 'delete-video', outcome: 'completed' })).toBe(
+      3,
+    );
+    expect(sample(worker, 'job_failures_total', { name: 'delete-video' }) ?? 0).toBe(0);
+    expect(sample(worker, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('reports purge lag while a due purge waits', async () => {
+    const [id] = await seedVideos(context, 1);
+    await context.dataSource.query(
+      "UPDATE videos SET state = 'soft_deleted', deleted_at = ?, purge_at = ? WHERE id = ?",
+      [new Date(Date.now() - 120_000), new Date(Date.now() - 90_000), id],
+    );
+    expect(sample(await scrape(system.api), 'purge_lag_seconds')).toBeGreaterThanOrEqual(90);
+    await context.dataSource.query(
+      "UPDATE videos SET state = 'active', deleted_at = NULL, purge_at = NULL WHERE id = ?",
+      [id],
+    );
+  });
+
+  it('limits each caller, answering 429 problem+json with Retry-After', async () => {
+    const limited = token('busy-caller');
+    const other = token('quiet-caller');
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 35; i += 1) {
+      last = await call('GET', `${system.api}/api/videos/search?q=x`, limited);
+      statuses.push(last.status);
+    }
+    expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(30).every((s) => s === 429)).toBe(true);
+    expect(last!.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(last!.body).toMatchObject({ status: 429 });
+    // Another caller is not affected.
+    expect((await call('GET', `${system.api}/api/videos/search?q=x`, other)).status).toBe(200);
+  });
+});
