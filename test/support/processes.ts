@@ -13,7 +13,7 @@ export const ENTRY = {
 export interface RunningProcess {
   child: ChildProcess;
   output(): string;
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
 }
 
 /** Starts a built entry point with the test environment plus overrides; collects its output. */

@@ -7,6 +7,8 @@ export interface System {
   processes: RunningProcess[];
   /** Starts one more worker process (scaling, restarts). */
   startWorker(env?: Record<string, string>): Promise<RunningProcess>;
+  /** Starts one more API process; returns its base URL and process. */
+  startApi(env?: Record<string, string>): Promise<{ url: string; process: RunningProcess }>;
   stop(): Promise<void>;
 }
 
@@ -28,6 +30,14 @@ export async function startSystem(
     await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000);
     return running;
   };
+  const startApi = async (extra: Record<string, string> = {}) => {
+    const port = await freePort();
+    const running = startProcess(ENTRY.api, { ...env, ...extra, PORT: String(port) });
+    processes.push(running);
+    const url = `http://127.0.0.1:${port}`;
+    await waitForStatus(`${url}/health/ready`, 200, 60_000);
+    return { url, process: running };
+  };
   try {
     await waitForStatus(`${api}/health/ready`, 200, 60_000);
     if (worker) await startWorker();
@@ -43,6 +53,7 @@ export async function startSystem(
     },
     processes,
     startWorker,
+    startApi,
     async stop() {
       await Promise.all(processes.map((p) => p.stop()));
     },

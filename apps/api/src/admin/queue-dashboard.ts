@@ -34,7 +34,7 @@ function basicCredentials(request: Request): [string, string] | null {
 function adminOnly(config: AppConfig) {
   return (request: Request, response: Response, next: NextFunction): void => {
     const refuse = (status: 401 | 403, detail: string) => {
-      if (status === 401) response.setHeader('WWW-Authenticate', 'Basic realm="queues", Bearer');
+      if (status === 401) response.setHeader('WWW-Authenticate', ['Basic realm="queues"', 'Bearer']);
       response
         .status(status)
         .type('application/problem+json')

@@ -20,7 +20,7 @@ const JWKS_ALGORITHMS: Algorithm[] = ['RS256', 'ES256'];
  * token may come from the `admin_token` cookie. The API never reads cookies, so it is not open to CSRF.
  */
 function dashboardCookie(request: Request): string | null {
-  if (!request.path.startsWith('/admin/')) return null;
+  if (!request.originalUrl.startsWith('/admin/')) return null;
   const cookie = (request.headers.cookie ?? '').split(/;\s*/).find((part) => part.startsWith('admin_token='));
   return cookie ? decodeURIComponent(cookie.slice('admin_token='.length)) : null;
 }

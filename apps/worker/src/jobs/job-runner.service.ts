@@ -23,6 +23,8 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobRunner.name);
   private readonly handlers: Map<JobName, JobHandler>;
   private readonly workers: Worker[] = [];
+  /** Jobs running now, with the lock token that lets this worker hand them back. */
+  private readonly active = new Map<Job, string | undefined>();
 
   constructor(
     @Inject(JOB_HANDLERS) handlers: JobHandler[],
@@ -37,7 +39,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     const queueNames = [...new Set(Object.values(JOB_QUEUES))];
     for (const queueName of queueNames) {
-      const worker = new Worker(queueName, (job: Job) => this.dispatch(job), {
+      const worker = new Worker(queueName, (job: Job, token?: string) => this.dispatch(job, token), {
         connection: bullConnection(this.config.REDIS_URL),
         concurrency: this.config.WORKER_CONCURRENCY,
         // A killed worker's job is picked up again once its lock lapses.
@@ -71,10 +73,11 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private async dispatch(job: Job): Promise<unknown> {
+  private async dispatch(job: Job, token: string | undefined): Promise<unknown> {
     const handler = this.handlers.get(job.name as JobName);
     if (!handler) throw new Error(`No handler for job ${job.name}`);
     const stop = this.metrics.jobDuration.startTimer({ name: job.name });
+    this.active.set(job, token);
     try {
       const result = await handler.handle(job.data as never, job as never);
       stop({ outcome: 'completed' });
@@ -83,25 +86,32 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       stop({ outcome: 'failed' });
       this.metrics.jobFailures.inc({ name: job.name });
       throw error;
+    } finally {
+      this.active.delete(job);
     }
   }
 
   /**
-   * First step of a shutdown (before connections close): stop taking jobs and let the active ones
-   * finish. After SHUTDOWN_TIMEOUT_MS the rest are handed back: their locks lapse and another worker
-   * takes them up; every job is idempotent, so nothing is lost or done twice to any effect.
+   * First step of a shutdown (before any connection closes): stop taking jobs and let the active
+   * ones finish. Jobs still running after SHUTDOWN_TIMEOUT_MS are handed back to the queue at once,
+   * for another worker to take up; every job is idempotent, so a job cut off halfway loses nothing.
    */
   async onModuleDestroy(): Promise<void> {
-    const graceful = Promise.all(this.workers.map((worker) => worker.close()));
+    const closed = Promise.all(this.workers.map((worker) => worker.close()));
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      graceful.then(() => false),
-      new Promise<boolean>((done) => (timer = setTimeout(() => done(true), this.config.SHUTDOWN_TIMEOUT_MS))),
+    const finished = await Promise.race([
+      closed.then(() => true),
+      new Promise<boolean>(
+        (done) => (timer = setTimeout(() => done(false), this.config.SHUTDOWN_TIMEOUT_MS)),
+      ),
     ]);
     clearTimeout(timer);
-    if (timedOut) {
-      this.logger.warn({ timeoutMs: this.config.SHUTDOWN_TIMEOUT_MS }, 'active jobs handed back at shutdown');
-      await Promise.all(this.workers.map((worker) => worker.close(true)));
-    }
+    if (finished) return;
+    const jobs = [...this.active];
+    await Promise.all(jobs.map(([job, token]) => job.moveToWait(token).catch(() => undefined)));
+    this.logger.warn(
+      { timeoutMs: this.config.SHUTDOWN_TIMEOUT_MS, jobs: jobs.map(([job]) => job.id) },
+      'active jobs handed back at shutdown',
+    );
   }
 }

@@ -1,0 +1,104 @@
+import { resolve } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { QUEUES } from '@app/shared/queue/queues';
+import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+const ADMIN = { username: 'queue-admin', password: 'dashboard-password-1' };
+const SCREENSHOT = resolve(__dirname, '../../docs/queue-dashboard.png');
+
+/** Bull Board in Debian's Chromium, driven by playwright-core, as an admin and as strangers. */
+describe('queue dashboard', () => {
+  let context: TestContext;
+  let redis: OwnRedis;
+  let system: System;
+  let browser: Browser;
+  let url: string;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    redis = await startOwnRedis();
+    // Some jobs to count: delayed purges far in the future, and a failed one.
+    const queues = new JobQueues({ ...context.config, REDIS_URL: redis.url });
+    for (const id of ['1', '2', '3']) {
+      await queues.ensureDeletionJob(`0000000${id}-0000-4000-8000-000000000000`, 86_400_000);
+    }
+    await queues.close();
+    system = await startSystem(
+      { REDIS_URL: redis.url, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
+      { worker: false },
+    );
+    url = `${system.api}/admin/queues`;
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+    await redis?.stop();
+    await context?.close();
+  });
+
+  it('refuses a visitor without credentials, with wrong ones, or without the admin role', async () => {
+    // Headless Chromium cannot ask for a password: a Basic challenge it cannot answer ends the navigation.
+    const page = await browser.newPage();
+    await expect(page.goto(url)).rejects.toThrow(/ERR_INVALID_AUTH_CREDENTIALS/);
+    await page.close();
+    const bare = await fetch(url);
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+
+    const wrong = await browser.newContext({
+      httpCredentials: { username: ADMIN.username, password: 'nope-nope-nope' },
+    });
+    expect((await (await wrong.newPage()).goto(url))?.status()).toBe(401);
+    await wrong.close();
+    const basic = Buffer.from(`${ADMIN.username}:nope-nope-nope`).toString('base64');
+    expect((await fetch(url, { headers: { authorization: `Basic ${basic}` } })).status).toBe(401);
+
+    const user = await browser.newContext();
+    await user.addCookies([{ name: 'admin_token', value: token('just-a-user'), url: system.api }]);
+    expect((await (await user.newPage()).goto(url))?.status()).toBe(403);
+    await user.close();
+  }, 60_000);
+
+  it('shows every queue with its counts to an admin signed in with the dashboard credentials', async () => {
+    const admin = await browser.newContext({
+      httpCredentials: ADMIN,
+      viewport: { width: 1280, height: 800 },
+    });
+    const page = await admin.newPage();
+    expect((await page.goto(url))?.status()).toBe(200);
+    for (const queue of Object.values(QUEUES)) {
+      await page.getByText(queue, { exact: false }).first().waitFor({ timeout: 20_000 });
+    }
+    // The deletion queue's card shows its three delayed jobs.
+    await page
+      .getByText(/delayed/i)
+      .first()
+      .waitFor();
+    expect(await page.locator('body').innerText()).toMatch(/3/);
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    await admin.close();
+  }, 60_000);
+
+  it('lets in an admin JWT from the admin_token cookie', async () => {
+    const admin = await browser.newContext();
+    await admin.addCookies([{ name: 'admin_token', value: token('root', ['admin']), url: system.api }]);
+    const page = await admin.newPage();
+    expect((await page.goto(url))?.status()).toBe(200);
+    await page.getByText(QUEUES.deletion).first().waitFor({ timeout: 20_000 });
+    await admin.close();
+  }, 60_000);
+});

@@ -1,0 +1,101 @@
+import { waitFor } from '../support/processes';
+import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { seedVideos } from '../support/seed';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+/** Two API processes and two worker processes on the same MySQL, Redis, Elasticsearch and S3. */
+describe('independent scaling', () => {
+  let context: TestContext;
+  let redis: OwnRedis;
+  let system: System;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    redis = await startOwnRedis();
+    system = await startSystem(
+      { REDIS_URL: redis.url, LOG_LEVEL: 'info', RATE_LIMIT_POINTS: '200', WORKER_CONCURRENCY: '2' },
+      { worker: false },
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await redis?.stop();
+    await context?.close();
+  });
+
+  it('spreads requests over both APIs and jobs over both workers, and does no job twice', async () => {
+    const second = await system.startApi();
+    const apis = [system.api, second.url];
+    const workers = [await system.startWorker(), await system.startWorker()];
+    const admin = token('scaler', ['admin']);
+    const ids = await seedVideos(context, 60, { title: () => 'Scaled pelican panel' });
+
+    const answeredBy = await Promise.all(
+      ids.map(async (id, i) => {
+        const api = apis[i % 2]!;
+        const response = await call('DELETE', `${api}/api/videos/${id}?retentionDays=0`, admin, {
+          'x-request-id': `scale-${i}`,
+        });
+        expect(response.status).toBe(200);
+        return api;
+      }),
+    );
+    expect(new Set(answeredBy)).toEqual(new Set(apis));
+    for (const api of apis)
+      expect((await call('GET', `${api}/api/videos/search?q=pelican`, admin)).status).toBe(200);
+
+    await waitFor(
+      'all purges',
+      async () => {
+        const rows: unknown[] = await context.dataSource.query('SELECT id FROM videos WHERE id IN (?)', [
+          ids,
+        ]);
+        return rows.length === 0 ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+
+    const purgedBy = workers.map((worker) =>
+      worker
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"outcome":"purged"'))
+        .map((line) => JSON.parse(line) as { videoId: string; requestId?: string }),
+    );
+    // Both workers took a share; together they purged every video exactly once.
+    for (const share of purgedBy) expect(share.length).toBeGreaterThan(0);
+    const all = purgedBy.flat();
+    expect(all.map((entry) => entry.videoId).sort()).toEqual([...ids].sort());
+    // The request id of each DELETE followed the work into its job.
+    const requestIds = new Map(all.map((entry) => [entry.videoId, entry.requestId]));
+    ids.forEach((id, i) => expect(requestIds.get(id)).toBe(`scale-${i}`));
+  }, 120_000);
+
+  it('holds one rate limit per caller across API processes (counted in Redis)', async () => {
+    // Two more API processes, each allowing 10 requests per caller and window.
+    const apis = [
+      (await system.startApi({ RATE_LIMIT_POINTS: '10' })).url,
+      (await system.startApi({ RATE_LIMIT_POINTS: '10' })).url,
+    ];
+    const caller = token('shared-limit-caller');
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      const api = apis[i % 2]!;
+      statuses.push((await call('GET', `${api}/api/videos/search?q=x`, caller)).status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array.from({ length: 10 }, () => 200));
+    expect(statuses.slice(10)).toEqual([429, 429]);
+  }, 120_000);
+
+  it('never writes a token or secret into the logs', () => {
+    const secret = process.env.JWT_SECRET!;
+    for (const running of system.processes) {
+      expect(running.output()).not.toContain(secret);
+      expect(running.output()).not.toMatch(/eyJ[\w-]+\.eyJ/);
+      expect(running.output()).not.toMatch(/authorization/i);
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { waitFor } from '../support/processes';
+import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { remains, seedVideos } from '../support/seed';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+const admin = token('boss', ['admin']);
+
+describe('graceful shutdown on SIGTERM', () => {
+  let context: TestContext;
+  let redis: OwnRedis;
+  let system: System | undefined;
+  let proxy: FaultProxy | undefined;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    redis = await startOwnRedis();
+  });
+
+  afterEach(async () => {
+    await system?.stop();
+    system = undefined;
+    await proxy?.close();
+    proxy = undefined;
+  });
+
+  afterAll(async () => {
+    await redis.stop();
+    await context.close();
+  });
+
+  it('the API answers every request in flight, then stops accepting', async () => {
+    await seedVideos(context, 20, { title: (i) => `Shutdown load video ${i}` });
+    // A slow index keeps every search in the API for over a second: they are surely in flight.
+    proxy = await startFaultProxy(context.config.ELASTICSEARCH_URL, { latencyMs: 1_500 });
+    system = await startSystem({ REDIS_URL: redis.url, ELASTICSEARCH_URL: proxy.url }, { worker: false });
+    const api = system.processes[0]!;
+    const inFlight = Array.from({ length: 40 }, () =>
+      call('GET', `${system!.api}/api/videos/search?q=shutdown%20load&limit=50`, admin).then(
+        (response) => response.status,
+        (error: unknown) => String(error),
+      ),
+    );
+    await new Promise((done) => setTimeout(done, 500));
+    const exited = api.stop('SIGTERM');
+    expect(await Promise.all(inFlight)).toEqual(Array.from({ length: 40 }, () => 200));
+    await exited;
+    await expect(fetch(`${system.api}/health/live`)).rejects.toThrow();
+  }, 60_000);
+
+  it('the worker finishes the deletion it is running before it exits', async () => {
+    proxy = await startFaultProxy(context.config.S3_ENDPOINT, { latencyMs: 300 });
+    system = await startSystem({ REDIS_URL: redis.url, SHUTDOWN_TIMEOUT_MS: '60000' }, { worker: false });
+    const worker = await system.startWorker({ S3_ENDPOINT: proxy.url });
+    const [id] = await seedVideos(context, 1, { objectsPerVideo: 2_500 });
+    expect((await call('DELETE', `${system.api}/api/videos/${id}?permanent=true`, admin)).status).toBe(200);
+    await waitFor(
+      'the deletion to start',
+      async () => ((await remains(context, id!)).objects < 2_500 ? true : undefined),
+      {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      },
+    );
+
+    await worker.stop('SIGTERM', 60_000);
+    // By the time the process has exited, its active job is done: nothing left anywhere.
+    expect(await remains(context, id!)).toMatchObject({ row: null, objects: 0, document: null });
+    expect((await remains(context, id!)).audits).toHaveLength(1);
+  }, 120_000);
+
+  it('a worker that cannot finish in time hands the job back, and another worker completes it', async () => {
+    // Every storage call takes 2 s: the deletion needs far longer than the shutdown allows.
+    proxy = await startFaultProxy(context.config.S3_ENDPOINT, { latencyMs: 2_000 });
+    system = await startSystem({ REDIS_URL: redis.url, SHUTDOWN_TIMEOUT_MS: '500' }, { worker: false });
+    const worker = await system.startWorker({ S3_ENDPOINT: proxy.url });
+    const [id] = await seedVideos(context, 1, { objectsPerVideo: 3_000 });
+    expect((await call('DELETE', `${system.api}/api/videos/${id}?permanent=true`, admin)).status).toBe(200);
+    await waitFor(
+      'the deletion to start',
+      async () => ((await remains(context, id!)).row?.state === 'deleting' ? true : undefined),
+      {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      },
+    );
+
+    await worker.stop('SIGTERM', 30_000);
+    expect(worker.output()).toMatch(/active jobs handed back at shutdown/);
+    expect((await remains(context, id!)).row).toEqual({ state: 'deleting' });
+    await system.startWorker();
+    await waitFor(
+      'the handed-back deletion',
+      async () => ((await remains(context, id!)).row === null ? true : undefined),
+      {
+        timeoutMs: 90_000,
+        intervalMs: 500,
+      },
+    );
+    expect(await remains(context, id!)).toMatchObject({ objects: 0, document: null });
+    expect((await remains(context, id!)).audits).toHaveLength(1);
+  }, 150_000);
+});
