@@ -1,6 +1,7 @@
 import { Client } from '@elastic/elasticsearch';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { withTimeout } from '@app/shared/util/with-timeout';
 import { ProblemException } from '@app/shared/http/problem';
 import { SEARCH_CLIENT } from '@app/shared/search/search.client';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
@@ -70,15 +71,15 @@ export class VideoSearchService {
   /** The index showed videos MySQL says are not active: have the worker rewrite their documents. */
   private repairStale(ids: string[]): void {
     for (const videoId of ids) {
-      this.queues
-        .add(
-          'sync-video',
-          { videoId },
-          { jobId: `sync-${videoId}-stale`, removeOnComplete: true, removeOnFail: true },
-        )
-        .catch((error: unknown) =>
-          this.logger.warn(`index repair for ${videoId} not queued: ${String(error)}`),
-        );
+      const queued = this.queues.add(
+        'sync-video',
+        { videoId },
+        { jobId: `sync-${videoId}-stale`, removeOnComplete: true, removeOnFail: true },
+      );
+      // Redis may be away: the answer does not wait, and the reconciler repairs the document anyway.
+      withTimeout(queued, 2_000, 'queue sync-video').catch((error: unknown) =>
+        this.logger.warn(`index repair for ${videoId} not queued: ${String(error)}`),
+      );
     }
   }
 }

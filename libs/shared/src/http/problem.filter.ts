@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { problemBody, ProblemException, type ProblemBody } from './problem';
+import { isDependencyUnavailable } from './unavailable';
 
 /** Every error leaves as application/problem+json; nothing internal is ever in the body. */
 @Catch()
@@ -13,15 +14,18 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof ProblemException) {
       body = exception.getResponse() as ProblemBody;
       for (const [name, value] of Object.entries(exception.headers)) response.setHeader(name, value);
+    } else if (isDependencyUnavailable(exception)) {
+      this.logger.warn(
+        `dependency unavailable: ${exception instanceof Error ? exception.message : String(exception)}`,
+      );
+      body = problemBody(503, 'A service this request needs is unavailable; try again shortly.');
+      response.setHeader('Retry-After', '5');
     } else if (exception instanceof HttpException) {
       const status = exception.getStatus();
       body = problemBody(status, status >= 500 ? 'The request could not be completed.' : exception.message);
     } else {
       this.logger.error(exception instanceof Error ? exception.stack : String(exception));
       body = problemBody(500, 'The request could not be completed.');
-    }
-    if (body.status >= 500 && !(exception instanceof ProblemException)) {
-      this.logger.error(exception instanceof Error ? exception.message : String(exception));
     }
     response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }

@@ -10,6 +10,7 @@ import { decide, type Actor, type Command, type Decision, type NextState } from 
 import { VideoState } from './video-state';
 import type { VideoEntity } from './video.entity';
 import { VideoRepository } from './video.repository';
+import { withTimeout } from '../util/with-timeout';
 
 /** Queue calls must not hold a request hostage while Redis is away: the row already holds the intent. */
 const QUEUE_TIMEOUT_MS = 2_000;
@@ -18,14 +19,6 @@ export type ApplyResult =
   { kind: 'not_found' } | { kind: 'forbidden' } | { kind: 'ok'; id: string; state: NextState };
 
 export type PurgeOutcome = 'purged' | 'already_gone' | 'not_due' | 'restored' | 'finished_elsewhere';
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * The rule "what may be deleted, by whom, and what happens next" (STYLE.md): the API, the worker
