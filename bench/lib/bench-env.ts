@@ -1,0 +1,90 @@
+import { readFile } from 'node:fs/promises';
+import { signDevToken } from '@app/shared/auth/dev-token';
+import type { AppConfig } from '@app/shared/config/config.schema';
+import { loadConfig } from '@app/shared/config/load-config';
+import { migrate } from '@app/shared/database/data-source';
+import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
+import {
+  ENTRY,
+  freePort,
+  startProcess,
+  waitForStatus,
+  type RunningProcess,
+} from '../../test/support/processes';
+
+/**
+ * Benchmarks run on the local services with their own database, index alias and bucket, so a
+ * running demo and the tests keep their data. No rate limit: the load is the point.
+ */
+export const BENCH_ENV: Record<string, string> = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: 'mysql://root@127.0.0.1:3306/videos_bench',
+  // A Redis database of its own: the bench empties it, and the demo's queues live in database 0.
+  REDIS_URL: 'redis://127.0.0.1:6379/3',
+  ELASTICSEARCH_INDEX: 'videos_bench',
+  S3_BUCKET: 'videos-bench',
+  JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+  RATE_LIMIT_POINTS: '0',
+};
+
+export function applyBenchEnv(overrides: Record<string, string> = {}): AppConfig {
+  for (const [name, value] of Object.entries({ ...BENCH_ENV, ...overrides })) process.env[name] = value;
+  return loadConfig();
+}
+
+export async function openBenchContext(config: AppConfig): Promise<CliContext> {
+  await migrate(config);
+  const context = await openCliContext(config);
+  await context.storage.ensureBucket();
+  await context.search.ensureAlias();
+  return context;
+}
+
+export function benchToken(): string {
+  return signDevToken({
+    secret: BENCH_ENV.JWT_SECRET!,
+    sub: 'bench',
+    roles: ['admin'],
+    ttlSeconds: 6 * 3600,
+  });
+}
+
+export async function startApi(
+  env: Record<string, string> = {},
+): Promise<{ url: string; process: RunningProcess }> {
+  const port = await freePort();
+  const running = startProcess(ENTRY.api, { ...BENCH_ENV, ...env, PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForStatus(`${url}/health/ready`, 200, 60_000);
+  return { url, process: running };
+}
+
+export async function startWorker(env: Record<string, string> = {}): Promise<RunningProcess> {
+  const port = await freePort();
+  const running = startProcess(ENTRY.worker, { ...BENCH_ENV, ...env, WORKER_PORT: String(port) });
+  await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000);
+  return running;
+}
+
+/** Samples a process's peak resident memory (VmHWM) until it exits; Linux only. */
+export function peakRss(pid: number): { stop(): Promise<number> } {
+  let peak = 0;
+  const sample = async () => {
+    try {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8');
+      const match = /VmHWM:\s+(\d+) kB/.exec(status);
+      if (match) peak = Math.max(peak, Number(match[1]) * 1024);
+    } catch {
+      // The process has exited: the last sample stands.
+    }
+  };
+  const timer = setInterval(() => void sample(), 100);
+  return {
+    async stop() {
+      await sample();
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}

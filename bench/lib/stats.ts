@@ -1,0 +1,57 @@
+/** Latency percentiles and throughput of one measured run. */
+export interface RunStats {
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export function summarize(latenciesMs: number[], seconds: number, errors = 0): RunStats {
+  const sorted = [...latenciesMs].sort((a, b) => a - b);
+  return {
+    requests: sorted.length,
+    seconds,
+    perSecond: sorted.length / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errors,
+  };
+}
+
+/**
+ * Runs `task` from `concurrency` loops until `durationMs` has passed (or `total` tasks ran),
+ * timing each call: the same closed-loop model autocannon uses, for baselines that are not HTTP.
+ */
+export async function closedLoop(
+  task: (i: number) => Promise<void>,
+  { concurrency, durationMs, total }: { concurrency: number; durationMs?: number; total?: number },
+): Promise<RunStats> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  const deadline = durationMs === undefined ? Infinity : started + durationMs;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline && (total === undefined || next < total)) {
+        const i = next++;
+        const t0 = performance.now();
+        try {
+          await task(i);
+          latencies.push(performance.now() - t0);
+        } catch {
+          errors += 1;
+        }
+      }
+    }),
+  );
+  return summarize(latencies, (performance.now() - started) / 1000, errors);
+}

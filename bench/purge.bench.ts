@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { AppConfig } from '@app/shared/config/config.schema';
+import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { mediaPrefix } from '@app/shared/storage/storage.service';
+import type { CliContext } from '../apps/worker/src/cli/cli-context';
+import { startWorker } from './lib/bench-env';
+import { closedLoop } from './lib/stats';
+
+export interface PurgeBench {
+  worker: { videos: number; seconds: number; perSecond: number };
+  raw: { videos: number; seconds: number; perSecond: number };
+}
+
+const OBJECTS_PER_VIDEO = 2;
+
+/** Videos due for purge: rows soft-deleted in the past, their media and index documents. */
+async function dueVideos(
+  context: CliContext,
+  s3: S3Client,
+  config: AppConfig,
+  count: number,
+): Promise<string[]> {
+  const contents = Array.from({ length: count }, (_, i) => ({
+    id: randomUUID(),
+    authorId: 'bench-purge',
+    title: `Purge benchmark video ${i}`,
+    description: 'to be purged',
+    tags: [],
+    publishedAt: new Date(),
+  }));
+  const ids = contents.map((c) => c.id);
+  await context.videos.upsertContent(contents);
+  await context.dataSource.query(
+    "UPDATE videos SET state = 'soft_deleted', deleted_at = ?, purge_at = ?, version = version + 1 WHERE id IN (?)",
+    [new Date(Date.now() - 60_000), new Date(Date.now() - 1_000), ids],
+  );
+  await closedLoop(
+    async (i) => {
+      const id = ids[Math.floor(i / OBJECTS_PER_VIDEO)]!;
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: config.S3_BUCKET,
+          Key: `${mediaPrefix(id)}file-${i % OBJECTS_PER_VIDEO}`,
+          Body: 'x',
+        }),
+      );
+    },
+    { concurrency: 32, total: ids.length * OBJECTS_PER_VIDEO },
+  );
+  await context.search.indexVideos(await context.videos.findByIds(ids));
+  return ids;
+}
+
+async function waitUntilGone(context: CliContext, ids: string[]): Promise<void> {
+  for (;;) {
+    const rows: { n: string }[] = await context.dataSource.query(
+      'SELECT COUNT(*) AS n FROM videos WHERE id IN (?)',
+      [ids],
+    );
+    if (Number(rows[0]!.n) === 0) return;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+/**
+ * Videos per second fully purged (objects, index document, row, audit) by a worker process,
+ * against a raw script that makes the same S3, Elasticsearch and MySQL calls at the same
+ * concurrency, without queue or framework.
+ */
+export async function benchPurge(
+  config: AppConfig,
+  context: CliContext,
+  count: number,
+  concurrency: number,
+): Promise<PurgeBench> {
+  const s3 = new S3Client({
+    endpoint: config.S3_ENDPOINT,
+    region: config.S3_REGION,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
+  });
+  const queues = new JobQueues(config);
+  try {
+    // Through the product: a worker process takes the deletion jobs.
+    const viaWorker = await dueVideos(context, s3, config, count);
+    const worker = await startWorker({
+      WORKER_CONCURRENCY: String(concurrency),
+      PURGE_SWEEP_INTERVAL_MS: '3600000',
+    });
+    const t0 = performance.now();
+    await Promise.all(viaWorker.map((id) => queues.ensureDeletionJob(id, 0)));
+    await waitUntilGone(context, viaWorker);
+    const workerSeconds = (performance.now() - t0) / 1000;
+    await worker.stop();
+
+    // The raw script: the same calls, in order, per video.
+    const raw = await dueVideos(context, s3, config, count);
+    const r0 = performance.now();
+    await closedLoop(
+      async (i) => {
+        const id = raw[i]!;
+        const listed = await s3.send(
+          new ListObjectsV2Command({ Bucket: config.S3_BUCKET, Prefix: mediaPrefix(id) }),
+        );
+        const keys = (listed.Contents ?? []).map((o) => ({ Key: o.Key! }));
+        if (keys.length > 0) {
+          await s3.send(
+            new DeleteObjectsCommand({ Bucket: config.S3_BUCKET, Delete: { Objects: keys, Quiet: true } }),
+          );
+        }
+        await context.search.client.delete({ index: config.ELASTICSEARCH_INDEX, id }, { ignore: [404] });
+        await context.dataSource.transaction(async (manager) => {
+          await manager.query(
+            "INSERT IGNORE INTO deletion_audit (video_id, author_id, reason, objects_deleted) VALUES (?, 'bench-purge', 'retention', ?)",
+            [id, keys.length],
+          );
+          await manager.query('DELETE FROM videos WHERE id = ?', [id]);
+        });
+      },
+      { concurrency, total: raw.length },
+    );
+    const rawSeconds = (performance.now() - r0) / 1000;
+    return {
+      worker: { videos: count, seconds: workerSeconds, perSecond: count / workerSeconds },
+      raw: { videos: count, seconds: rawSeconds, perSecond: count / rawSeconds },
+    };
+  } finally {
+    await queues.close();
+    s3.destroy();
+  }
+}

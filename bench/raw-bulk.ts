@@ -1,0 +1,63 @@
+/**
+ * The reindex baseline: the same rows streamed from MySQL straight into a fresh index with the
+ * client's `helpers.bulk`, no framework, no versioning, no alias swap. Prints one JSON line.
+ */
+import 'reflect-metadata';
+import { Client } from '@elastic/elasticsearch';
+import { createConnection } from 'mysql2';
+import { loadConfig } from '@app/shared/config/load-config';
+import { videoIndexMappings, videoIndexSettings } from '@app/shared/search/video-index.definition';
+
+interface Row {
+  id: string;
+  author_id: string;
+  state: string;
+  title: string;
+  description: string;
+  tags: string | string[];
+  published_at: Date | null;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const client = new Client({ node: config.ELASTICSEARCH_URL });
+  const index = `${config.ELASTICSEARCH_INDEX}_rawbulk_${Date.now()}`;
+  await client.indices.create({
+    index,
+    settings: { ...videoIndexSettings, refresh_interval: '-1' },
+    mappings: videoIndexMappings,
+  });
+  const connection = createConnection({ uri: config.DATABASE_URL, timezone: 'Z' });
+  const started = performance.now();
+  const rows = connection
+    .query('SELECT id, author_id, state, title, description, tags, published_at FROM videos')
+    .stream({ highWaterMark: 1_000 });
+  const result = await client.helpers.bulk<Row>({
+    datasource: rows,
+    flushBytes: 5_000_000,
+    concurrency: 2,
+    onDocument: (row) => [
+      { index: { _index: index, _id: row.id } },
+      {
+        id: row.id,
+        authorId: row.author_id,
+        state: row.state,
+        title: row.title,
+        description: row.description,
+        tags: typeof row.tags === 'string' ? (JSON.parse(row.tags) as string[]) : row.tags,
+        publishedAt: row.published_at ? row.published_at.toISOString() : null,
+      },
+    ],
+  });
+  await client.indices.refresh({ index });
+  const seconds = (performance.now() - started) / 1000;
+  connection.end();
+  await client.indices.delete({ index });
+  await client.close();
+  console.log(JSON.stringify({ documents: result.successful, failed: result.failed, seconds }));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

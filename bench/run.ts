@@ -1,0 +1,215 @@
+/**
+ * `npm run bench` (and `npm run bench -- --quick`, under 3 minutes): every hot path against its
+ * baseline in the same run, on the local services, reported as ratios. Writes docs/benchmarks.md,
+ * docs/benchmarks.json and docs/benchmarks.png.
+ */
+import 'reflect-metadata';
+import { Redis } from 'ioredis';
+import { VideoImporter } from '@app/shared/importer/video-importer';
+import { resolve } from 'node:path';
+import { applyBenchEnv, openBenchContext, startApi } from './lib/bench-env';
+import { machine, writeReport, type Report, type Target } from './lib/report';
+import type { RunStats } from './lib/stats';
+import { benchSoftDelete } from './delete.bench';
+import { benchPurge } from './purge.bench';
+import { benchReindex } from './reindex.bench';
+import { benchScale, type ScaleBench } from './scale.bench';
+import { benchSearch } from './search.bench';
+
+const quick = process.argv.includes('--quick');
+const SCALE = Number(process.env.BENCH_SCALE ?? 1_000_000);
+const CONCURRENCY = 16;
+const MB = 2 ** 20;
+
+const ms = (v: number) => v.toFixed(1);
+const rate = (v: number) => v.toFixed(0);
+const row = (name: string, s: RunStats) => [
+  name,
+  rate(s.perSecond),
+  ms(s.p50),
+  ms(s.p99),
+  s.requests,
+  s.errors,
+];
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const config = applyBenchEnv();
+  const redis = new Redis(config.REDIS_URL);
+  await redis.flushdb();
+  redis.disconnect();
+  const context = await openBenchContext(config);
+  const log = (message: string) =>
+    console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0)} s] ${message}`);
+  try {
+    // The sample is the data of every benchmark but the scale run.
+    if ((await context.videos.count()) !== 21_713) {
+      log('resetting the bench database to the sample');
+      await context.dataSource.query('DELETE FROM videos');
+      const importer = new VideoImporter(context.videos, context.storage, context.search);
+      await importer.importFile(resolve(__dirname, '../../data/pyvideo.jsonl.gz'));
+      await context.search.refresh();
+    }
+
+    log('search');
+    const api = await startApi();
+    const search = await benchSearch(config, context, api.url, {
+      concurrency: CONCURRENCY,
+      seconds: quick ? 5 : 15,
+    });
+    log('soft delete');
+    const softDelete = await benchSoftDelete(context, api.url, {
+      concurrency: CONCURRENCY,
+      amount: quick ? 500 : 2_000,
+    });
+    await api.process.stop();
+    log('purge');
+    const purge = await benchPurge(config, context, quick ? 150 : 600, 8);
+    log('reindex');
+    const reindex = await benchReindex();
+    let scale: ScaleBench | undefined;
+    if (!quick) {
+      log(`scale: ${SCALE} videos`);
+      scale = await benchScale(context, SCALE, CONCURRENCY);
+    }
+
+    const targets: Target[] = [
+      {
+        name: 'search p50, API / Elasticsearch',
+        value: search.api.p50 / search.elasticsearch.p50,
+        goal: '≤ 1.2',
+        met: search.api.p50 <= 1.2 * search.elasticsearch.p50,
+      },
+      {
+        name: 'search throughput, API / Elasticsearch',
+        value: search.api.perSecond / search.elasticsearch.perSecond,
+        goal: '≥ 0.8',
+        met: search.api.perSecond >= 0.8 * search.elasticsearch.perSecond,
+      },
+      {
+        name: 'purge rate, worker / raw script',
+        value: purge.worker.perSecond / purge.raw.perSecond,
+        goal: '≥ 0.7',
+        met: purge.worker.perSecond >= 0.7 * purge.raw.perSecond,
+      },
+      {
+        name: 'reindex rate, service / raw bulk',
+        value: reindex.service.perSecond / reindex.raw.perSecond,
+        goal: '≥ 0.8',
+        met: reindex.service.perSecond >= 0.8 * reindex.raw.perSecond,
+      },
+    ];
+    if (scale) {
+      const peak =
+        Math.max(scale.import.peakRssBytes, scale.reindex.peakRssBytes, scale.workerPeakRssBytes) / MB;
+      targets.push({
+        name: `peak RSS MB, worker and CLI at ${scale.videos} videos`,
+        value: peak,
+        goal: '< 512',
+        met: peak < 512,
+      });
+    }
+
+    const report: Report = {
+      date: new Date().toISOString(),
+      mode: quick ? 'quick' : 'full',
+      machine: machine(),
+      targets,
+      figures: { search, softDelete, purge, reindex, scale },
+      tables: [
+        {
+          title: `Search (${CONCURRENCY} connections, query mix from the sample, ${quick ? 5 : 15} s each)`,
+          header: ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors'],
+          rows: [
+            row('API (auth, validation, Elasticsearch, MySQL check)', search.api),
+            row('Elasticsearch direct, same body', search.elasticsearch),
+            row('MySQL FULLTEXT, natural language', search.mysqlFulltext),
+          ],
+        },
+        {
+          title: 'Soft delete through the API',
+          header: ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors'],
+          rows: [row('DELETE /api/videos/{id}?retentionDays=30', softDelete)],
+        },
+        {
+          title: 'Purge end to end (objects, document, row, audit; 2 objects per video; concurrency 8)',
+          header: ['system', 'videos', 'seconds', 'videos/s'],
+          rows: [
+            [
+              'worker process (BullMQ jobs)',
+              purge.worker.videos,
+              purge.worker.seconds.toFixed(2),
+              rate(purge.worker.perSecond),
+            ],
+            [
+              'raw script, same calls',
+              purge.raw.videos,
+              purge.raw.seconds.toFixed(2),
+              rate(purge.raw.perSecond),
+            ],
+          ],
+        },
+        {
+          title: 'Full reindex from MySQL (the sample)',
+          header: ['system', 'documents', 'seconds', 'docs/s', 'peak RSS MB'],
+          rows: [
+            [
+              'cli reindex (new index, catch-up, alias swap)',
+              reindex.service.documents,
+              reindex.service.seconds.toFixed(2),
+              rate(reindex.service.perSecond),
+              (reindex.service.peakRssBytes / MB).toFixed(0),
+            ],
+            [
+              'raw helpers.bulk',
+              reindex.raw.documents,
+              reindex.raw.seconds.toFixed(2),
+              rate(reindex.raw.perSecond),
+              (reindex.raw.peakRssBytes / MB).toFixed(0),
+            ],
+          ],
+        },
+        ...(scale
+          ? [
+              {
+                title: `Scale: ${scale.videos} videos`,
+                header: ['measure', 'value'],
+                rows: [
+                  [
+                    'import rate (rows + documents, no media)',
+                    `${rate(scale.import.perSecond)} videos/s (${scale.import.seconds.toFixed(0)} s)`,
+                  ],
+                  ['import peak RSS', `${(scale.import.peakRssBytes / MB).toFixed(0)} MB`],
+                  [
+                    'reindex',
+                    `${scale.reindex.seconds.toFixed(0)} s, ${rate(scale.reindex.perSecond)} docs/s`,
+                  ],
+                  ['reindex peak RSS', `${(scale.reindex.peakRssBytes / MB).toFixed(0)} MB`],
+                  [
+                    'worker peak RSS (reconciler walking every row)',
+                    `${(scale.workerPeakRssBytes / MB).toFixed(0)} MB`,
+                  ],
+                  [
+                    'search p50 / p99 through the API',
+                    `${ms(scale.search.p50)} / ${ms(scale.search.p99)} ms at ${rate(scale.search.perSecond)} req/s`,
+                  ],
+                ] as (string | number)[][],
+              },
+            ]
+          : []),
+      ],
+    };
+    await writeReport(report);
+    console.log(
+      `\n${report.targets.map((t) => `${t.met ? 'met ' : 'MISS'}  ${t.name}: ${t.value.toFixed(2)} (${t.goal})`).join('\n')}`,
+    );
+    log('written docs/benchmarks.md, docs/benchmarks.json, docs/benchmarks.png');
+  } finally {
+    await context.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

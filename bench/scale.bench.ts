@@ -1,0 +1,104 @@
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { once } from 'node:events';
+import { createGunzip } from 'node:zlib';
+import type { CliContext } from '../apps/worker/src/cli/cli-context';
+import { ENTRY } from '../test/support/processes';
+import { benchToken, peakRss, startApi, startWorker } from './lib/bench-env';
+import { httpLoad } from './lib/load';
+import { queryMix } from './lib/queries';
+import type { RunStats } from './lib/stats';
+import { runMeasured, type ProcessRun } from './reindex.bench';
+
+const SAMPLE = resolve(__dirname, '../../data/pyvideo.jsonl.gz');
+const CACHE = resolve(__dirname, '../../.cache/bench');
+
+/**
+ * Derives `count` videos from the sample, deterministically: pass n over the sample gives each
+ * record the slug `<slug>~<n>`, so ids are new and stable. No media objects (`media: []`): the
+ * scale run measures rows and the index; media deletion is measured by the purge benchmark.
+ */
+export async function generate(count: number): Promise<string> {
+  mkdirSync(CACHE, { recursive: true });
+  const path = resolve(CACHE, `videos-${count}.jsonl`);
+  if (existsSync(path)) return path;
+  const out = createWriteStream(`${path}.partial`);
+  let written = 0;
+  for (let pass = 0; written < count; pass += 1) {
+    const lines = createInterface({
+      input: createReadStream(SAMPLE).pipe(createGunzip()),
+      crlfDelay: Infinity,
+    });
+    for await (const line of lines) {
+      if (written >= count) break;
+      const record = JSON.parse(line) as { slug: string };
+      if (!out.write(`${JSON.stringify({ ...record, slug: `${record.slug}~${pass}`, media: [] })}\n`))
+        await once(out, 'drain');
+      written += 1;
+    }
+  }
+  out.end();
+  await once(out, 'finish');
+  renameSync(`${path}.partial`, path);
+  return path;
+}
+
+export interface ScaleBench {
+  videos: number;
+  import: ProcessRun;
+  reindex: ProcessRun;
+  search: RunStats;
+  workerPeakRssBytes: number;
+}
+
+export async function benchScale(
+  context: CliContext,
+  count: number,
+  concurrency: number,
+): Promise<ScaleBench> {
+  const file = await generate(count);
+  // A worker runs throughout (sweeps, and the reconciler walking every row): its memory must stay flat too.
+  const worker = await startWorker({ RECONCILE_INTERVAL_MS: '60000' });
+  const workerRss = peakRss(worker.child.pid!);
+  try {
+    const imported = await runMeasured(ENTRY.cli, ['import', file, '--no-progress', '--batch-size', '1000']);
+    const importMatch = /Imported (\d+) of \d+ records in ([\d.]+) s/.exec(imported.output);
+    if (!importMatch) throw new Error(`unexpected import output: ${imported.output}`);
+    const reindexed = await runMeasured(ENTRY.cli, ['reindex', '--no-progress']);
+    const reindexMatch = /Reindexed (\d+) documents .* in ([\d.]+) s/.exec(reindexed.output);
+    if (!reindexMatch) throw new Error(`unexpected reindex output: ${reindexed.output}`);
+
+    const api = await startApi();
+    const queries = await queryMix(context.dataSource);
+    const token = benchToken();
+    const load = (seconds: number) =>
+      httpLoad({
+        url: api.url,
+        headers: { authorization: `Bearer ${token}` },
+        request: (i) => ({
+          path: `/api/videos/search?q=${encodeURIComponent(queries[i % queries.length]!)}`,
+        }),
+        concurrency,
+        durationSeconds: seconds,
+      });
+    await load(3);
+    const search = await load(15);
+    await api.process.stop();
+    const run = (m: RegExpExecArray, peakRssBytes: number): ProcessRun => ({
+      documents: Number(m[1]),
+      seconds: Number(m[2]),
+      perSecond: Number(m[1]) / Number(m[2]),
+      peakRssBytes,
+    });
+    return {
+      videos: await context.videos.count(),
+      import: run(importMatch, imported.peakRssBytes),
+      reindex: run(reindexMatch, reindexed.peakRssBytes),
+      search,
+      workerPeakRssBytes: await workerRss.stop(),
+    };
+  } finally {
+    await worker.stop();
+  }
+}
