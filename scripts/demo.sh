@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 export PORT="${PORT:-3000}" WORKER_PORT="${WORKER_PORT:-3001}"
 # A development-only key: set JWT_SECRET yourself for anything shared.
 export JWT_SECRET="${JWT_SECRET:-demo-only-secret-0123456789-abcdefghijklmnop}"
+export ADMIN_USERNAME="${ADMIN_USERNAME:-admin}" ADMIN_PASSWORD="${ADMIN_PASSWORD:-demo-dashboard-password}"
 say() { printf '\033[1m[demo]\033[0m %s\n' "$*"; }
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -80,6 +81,10 @@ curl -s -X DELETE -H "Authorization: Bearer \$TOKEN" '$BASE/api/videos/${FIRST:-
 
 Permanent delete (files removed from object storage by the worker):
 curl -s -X DELETE -H "Authorization: Bearer \$TOKEN" '$BASE/api/videos/${SECOND:-<id>}?permanent=true'
+
+Queue dashboard:  $BASE/admin/queues  (user $ADMIN_USERNAME, password $ADMIN_PASSWORD)
+API docs:         $BASE/docs
+Metrics:          $BASE/metrics and http://127.0.0.1:$WORKER_PORT/metrics
 
 A token for another caller: npm run cli -- token --sub <authorId> [--role admin] [--ttl 1h]
 Ctrl-C stops the API, the worker and any service this run started.

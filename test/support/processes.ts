@@ -1,8 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
-const ROOT = resolve(__dirname, '../..');
+/** The repository root, whether this file runs from source (jest) or compiled into dist/ (benchmarks). */
+function repositoryRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(resolve(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+}
+
+const ROOT = repositoryRoot();
 
 export const ENTRY = {
   api: resolve(ROOT, 'dist/apps/api/src/main.js'),
