@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
 import type { CliContext } from '../apps/worker/src/cli/cli-context';
 import { startWorker } from './lib/bench-env';
@@ -84,12 +85,19 @@ export async function benchPurge(
   try {
     // Through the product: a worker process takes the deletion jobs.
     const viaWorker = await dueVideos(context, s3, config, count);
+    // Only the deletions are measured: the periodic sweeps and the reconciler stay out of the way.
     const worker = await startWorker({
       WORKER_CONCURRENCY: String(concurrency),
-      PURGE_SWEEP_INTERVAL_MS: '3600000',
+      PURGE_SWEEP_INTERVAL_MS: '86400000',
+      ORPHAN_SWEEP_INTERVAL_MS: '86400000',
+      RECONCILE_INTERVAL_MS: '86400000',
     });
-    const t0 = performance.now();
+    // The jobs wait in a paused queue; the clock runs from the moment the worker may take them.
+    const deletionQueue = queues.queue(JOB_QUEUES['delete-video']);
+    await deletionQueue.pause();
     await Promise.all(viaWorker.map((id) => queues.ensureDeletionJob(id, 0)));
+    const t0 = performance.now();
+    await deletionQueue.resume();
     await waitUntilGone(context, viaWorker);
     const workerSeconds = (performance.now() - t0) / 1000;
     await worker.stop();

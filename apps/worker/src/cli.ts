@@ -117,7 +117,7 @@ program
   .description(
     'rebuild the search index from MySQL into a new index and swap the alias (searches keep working)',
   )
-  .option('--batch-size <n>', 'rows per bulk request', positiveInt, 1_000)
+  .option('--batch-size <n>', 'rows per bulk request', positiveInt, 2_000)
   .option('--no-progress', 'no progress bar (for logs and CI)')
   .action(async (options: { batchSize: number; progress: boolean }) => {
     const config = loadConfig();

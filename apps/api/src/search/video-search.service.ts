@@ -38,7 +38,11 @@ export class VideoSearchService {
     );
     let response;
     try {
-      response = await this.client.search(request);
+      // Only ids, scores and the total travel back: the fields come from MySQL.
+      response = await this.client.search({
+        ...request,
+        filter_path: ['hits.total', 'hits.hits._id', 'hits.hits._score'],
+      });
     } catch (error) {
       if (SearchIndexService.isUnavailable(error)) throw ProblemException.unavailable('Search');
       throw error;

@@ -16,6 +16,7 @@ export interface ReindexResult {
 
 /** Clocks of the processes that write rows may differ a little: catch-up looks back this much further. */
 const CLOCK_MARGIN_MS = 60_000;
+const BULKS_IN_FLIGHT = 2;
 
 /**
  * Full rebuild from MySQL with no downtime: load a new index while searches keep using the old
@@ -35,7 +36,7 @@ export class ReindexService {
     options: { batchSize?: number; onProgress?: (p: ReindexProgress) => void } = {},
   ): Promise<ReindexResult> {
     const started = performance.now();
-    const batchSize = options.batchSize ?? 1_000;
+    const batchSize = options.batchSize ?? 2_000;
     const index = this.search.newIndexName();
     const previous = await this.search.aliasTargets();
     const loadStart = new Date(Date.now() - CLOCK_MARGIN_MS);
@@ -43,15 +44,18 @@ export class ReindexService {
     await this.search.createIndex(index, { loading: true });
     let documents = 0;
     try {
-      // Read the next batch while the previous one is being indexed.
-      let pending: Promise<unknown> = Promise.resolve();
+      // Keep two bulk requests in flight while the next batch is read: MySQL, Node and Elasticsearch all busy.
+      const inFlight = new Set<Promise<unknown>>();
       for await (const rows of this.videos.rowBatches(batchSize)) {
-        await pending;
-        pending = this.search.indexVideos(rows, index);
+        if (inFlight.size >= BULKS_IN_FLIGHT) await Promise.race(inFlight);
+        const bulk: Promise<unknown> = this.search
+          .indexVideos(rows, index)
+          .finally(() => inFlight.delete(bulk));
+        inFlight.add(bulk);
         documents += rows.length;
         options.onProgress?.({ documents });
       }
-      await pending;
+      await Promise.all(inFlight);
       const swapStart = new Date(Date.now() - CLOCK_MARGIN_MS);
       let caughtUp = await this.catchUp(index, loadStart, batchSize);
       await this.search.finishLoading(index);

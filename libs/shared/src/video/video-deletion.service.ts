@@ -136,18 +136,34 @@ export class VideoDeletionService {
    * or two workers at once all end in the same state with one audit record.
    */
   async purge(videoId: string): Promise<PurgeOutcome> {
-    const now = new Date();
-    const { decision, video } = await this.decideAndCommit(videoId, { type: 'claim_purge' }, null, now);
-    if (!video) return 'already_gone';
-    if (decision.kind === 'unchanged' && video.state !== VideoState.Deleting) {
-      return video.state === VideoState.Active ? 'restored' : 'not_due';
-    }
-    const deleting: VideoEntity =
-      decision.kind === 'change' ? { ...video, ...decision.next, version: video.version + 1 } : video;
+    const deleting = await this.claimPurge(videoId);
+    if (typeof deleting === 'string') return deleting;
     const objectsDeleted = await this.cleaner.deleteMedia(videoId);
     await this.search.deleteDocument(videoId);
     const finished = await this.videos.finishDeletion(deleting, objectsDeleted, new Date());
     return finished ? 'purged' : 'finished_elsewhere';
+  }
+
+  /**
+   * Moves a due purge to `deleting` (or finds a deletion already under way). Optimistic: read,
+   * decide, write only if the version has not moved; a concurrent change means decide again.
+   */
+  private async claimPurge(
+    videoId: string,
+  ): Promise<VideoEntity | Exclude<PurgeOutcome, 'purged' | 'finished_elsewhere'>> {
+    for (;;) {
+      const now = new Date();
+      const [video] = await this.videos.findByIds([videoId]);
+      if (!video) return 'already_gone';
+      const decision = decide(video, { type: 'claim_purge' }, null, now);
+      if (decision.kind !== 'change') {
+        if (video.state === VideoState.Deleting) return video;
+        return video.state === VideoState.Active ? 'restored' : 'not_due';
+      }
+      if (await this.videos.applyStateIfVersion(videoId, decision.next, now, video.version)) {
+        return { ...video, ...decision.next, version: video.version + 1 };
+      }
+    }
   }
 
   /** Rewrites one video's index document from its row (or removes it when the row is gone). */

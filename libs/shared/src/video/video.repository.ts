@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, In, type EntityManager, type Repository } from 'typeorm';
-import { DeletionAuditEntity } from './deletion-audit.entity';
 import type { NextState } from './video-lifecycle';
 import { VideoState } from './video-state';
 import { VideoEntity } from './video.entity';
@@ -13,6 +12,18 @@ export interface VideoContent {
   description: string;
   tags: string[];
   publishedAt: Date | null;
+}
+
+/** Columns as entity properties: hot paths read rows with one plain query and no ORM hydration. */
+const VIDEO_COLUMNS = `id, author_id AS authorId, title, description, tags, published_at AS publishedAt, state,
+  deleted_at AS deletedAt, purge_at AS purgeAt, deletion_reason AS deletionReason,
+  deletion_requested_by AS deletionRequestedBy, version, created_at AS createdAt, updated_at AS updatedAt`;
+
+type RawVideo = Omit<VideoEntity, 'tags'> & { tags: string | string[] };
+
+/** MariaDB returns JSON columns as text, MySQL as parsed values. */
+function toVideo(raw: RawVideo): VideoEntity {
+  return { ...raw, tags: typeof raw.tags === 'string' ? (JSON.parse(raw.tags) as string[]) : raw.tags };
 }
 
 /** Plain data access for videos: no rules here, the services hold those. */
@@ -51,15 +62,23 @@ export class VideoRepository {
     );
   }
 
-  findByIds(ids: string[]): Promise<VideoEntity[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.videos.findBy({ id: In(ids) });
+  async findByIds(ids: string[]): Promise<VideoEntity[]> {
+    if (ids.length === 0) return [];
+    const rows: RawVideo[] = await this.dataSource.query(
+      `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id IN (?)`,
+      [ids],
+    );
+    return rows.map(toVideo);
   }
 
   /** The active videos among `ids`, in one query: MySQL decides what a search may show. */
-  findActiveByIds(ids: string[]): Promise<VideoEntity[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return this.videos.findBy({ id: In(ids), state: VideoState.Active });
+  async findActiveByIds(ids: string[]): Promise<VideoEntity[]> {
+    if (ids.length === 0) return [];
+    const rows: RawVideo[] = await this.dataSource.query(
+      `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id IN (?) AND state = ?`,
+      [ids, VideoState.Active],
+    );
+    return rows.map(toVideo);
   }
 
   count(): Promise<number> {
@@ -67,8 +86,12 @@ export class VideoRepository {
   }
 
   /** Reads a row and locks it until the transaction ends, so two deciders never interleave. */
-  lockById(manager: EntityManager, id: string): Promise<VideoEntity | null> {
-    return manager.getRepository(VideoEntity).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+  async lockById(manager: EntityManager, id: string): Promise<VideoEntity | null> {
+    const rows: RawVideo[] = await manager.query(
+      `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id = ? FOR UPDATE`,
+      [id],
+    );
+    return rows[0] ? toVideo(rows[0]) : null;
   }
 
   async applyState(manager: EntityManager, id: string, next: NextState, now: Date): Promise<void> {
@@ -89,30 +112,43 @@ export class VideoRepository {
   }
 
   /**
-   * Ends a deletion: one audit record (the unique video id makes a repeat a no-op) and the row
-   * gone, in one transaction. Returns false when another run got there first.
+   * Ends a deletion: first the audit record (INSERT IGNORE on the unique video id, so a repeat is a
+   * no-op), then the row. No transaction is needed: a crash between the two leaves the row in
+   * `deleting` with its audit written, and the retry finishes it without a second record.
+   * Returns false when another run got there first.
    */
   async finishDeletion(video: VideoEntity, objectsDeleted: number, now: Date): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(DeletionAuditEntity)
-        .values({
-          videoId: video.id,
-          authorId: video.authorId,
-          reason: video.deletionReason ?? 'permanent',
-          requestedBy: video.deletionRequestedBy,
-          deletedAt: video.deletedAt,
-          objectsDeleted,
-          purgedAt: now,
-        })
-        .orIgnore()
-        .execute();
-      const result = await manager.delete(VideoEntity, { id: video.id, state: VideoState.Deleting });
-      return (result.affected ?? 0) > 0;
-    });
+    await this.dataSource.query(
+      `INSERT IGNORE INTO deletion_audit (video_id, author_id, reason, requested_by, deleted_at, objects_deleted, purged_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [
+        video.id,
+        video.authorId,
+        video.deletionReason ?? 'permanent',
+        video.deletionRequestedBy,
+        video.deletedAt,
+        objectsDeleted,
+        now,
+      ],
+    );
+    const result: { affectedRows: number } = await this.dataSource.query(
+      'DELETE FROM videos WHERE id = ? AND state = ?',
+      [video.id, VideoState.Deleting],
+    );
+    return result.affectedRows > 0;
   }
+
+  /** Writes a new state only if the row is still at `version` (optimistic: no lock held); true if it was. */
+  async applyStateIfVersion(id: string, next: NextState, now: Date, version: number): Promise<boolean> {
+    const result: { affectedRows: number } = await this.dataSource.query(
+      `UPDATE videos SET state = ?, deleted_at = ?, purge_at = ?, deletion_reason = ?, deletion_requested_by = ?,
+         updated_at = ?, version = version + 1
+       WHERE id = ? AND version = ?`,
+      [next.state, next.deletedAt, next.purgeAt, next.deletionReason, next.deletionRequestedBy, now, id, version],
+    );
+    return result.affectedRows > 0;
+  }
+
 
   /** Ids in keyset-paged batches, so a sweep over any number of rows keeps memory flat. */
   private async *idBatches(
@@ -137,15 +173,17 @@ export class VideoRepository {
   async *rowBatches(batchSize = 1_000, changedSince?: Date): AsyncGenerator<VideoEntity[]> {
     let after = '';
     for (;;) {
-      const query = this.videos
-        .createQueryBuilder('video')
-        .where('video.id > :after', { after })
-        .orderBy('video.id', 'ASC')
-        .limit(batchSize);
-      if (changedSince) query.andWhere('video.updatedAt >= :changedSince', { changedSince });
-      const rows = await query.getMany();
+      const rows: RawVideo[] = changedSince
+        ? await this.dataSource.query(
+            `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id > ? AND updated_at >= ? ORDER BY id LIMIT ?`,
+            [after, changedSince, batchSize],
+          )
+        : await this.dataSource.query(
+            `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id > ? ORDER BY id LIMIT ?`,
+            [after, batchSize],
+          );
       if (rows.length === 0) return;
-      yield rows;
+      yield rows.map(toVideo);
       if (rows.length < batchSize) return;
       after = rows[rows.length - 1]!.id;
     }
