@@ -144,11 +144,19 @@ export class VideoRepository {
       `UPDATE videos SET state = ?, deleted_at = ?, purge_at = ?, deletion_reason = ?, deletion_requested_by = ?,
          updated_at = ?, version = version + 1
        WHERE id = ? AND version = ?`,
-      [next.state, next.deletedAt, next.purgeAt, next.deletionReason, next.deletionRequestedBy, now, id, version],
+      [
+        next.state,
+        next.deletedAt,
+        next.purgeAt,
+        next.deletionReason,
+        next.deletionRequestedBy,
+        now,
+        id,
+        version,
+      ],
     );
     return result.affectedRows > 0;
   }
-
 
   /** Ids in keyset-paged batches, so a sweep over any number of rows keeps memory flat. */
   private async *idBatches(
