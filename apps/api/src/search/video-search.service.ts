@@ -47,7 +47,8 @@ export class VideoSearchService {
       if (SearchIndexService.isUnavailable(error)) throw ProblemException.unavailable('Search');
       throw error;
     }
-    const hits = response.hits.hits;
+    // filter_path drops `hits.hits` altogether when nothing matched.
+    const hits = response.hits.hits ?? [];
     const rows = new Map(
       (await this.videos.findActiveByIds(hits.map((hit) => hit._id!))).map((row) => [row.id, row]),
     );
