@@ -59,7 +59,7 @@ export async function benchScale(
 ): Promise<ScaleBench> {
   const file = await generate(count);
   // A worker runs throughout (sweeps, and the reconciler walking every row): its memory must stay flat too.
-  const worker = await startWorker({ RECONCILE_INTERVAL_MS: '60000' });
+  const worker = await startWorker({ RECONCILE_INTERVAL_MS: '600000' });
   const workerRss = peakRss(worker.child.pid!);
   try {
     const imported = await runMeasured(ENTRY.cli, ['import', file, '--no-progress', '--batch-size', '1000']);
