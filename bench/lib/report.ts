@@ -41,12 +41,12 @@ function chartHtml(targets: Target[]): string {
   const barHeight = 34;
   const height = 60 + ratios.length * (barHeight + 14);
   const max = Math.max(1.6, ...ratios.map((t) => t.value)) * 1.05;
-  const x = (v: number) => 260 + (v / max) * (width - 300);
+  const x = (v: number) => 330 + (v / max) * (width - 370);
   const bars = ratios
     .map((t, i) => {
       const y = 40 + i * (barHeight + 14);
-      return `<text x="250" y="${y + 22}" text-anchor="end" font-size="14">${t.name}</text>
-        <rect x="260" y="${y}" width="${x(t.value) - 260}" height="${barHeight}" fill="${t.met ? '#2e7d32' : '#c62828'}"/>
+      return `<text x="320" y="${y + 22}" text-anchor="end" font-size="14">${t.name}</text>
+        <rect x="330" y="${y}" width="${x(t.value) - 330}" height="${barHeight}" fill="${t.met ? '#2e7d32' : '#c62828'}"/>
         <text x="${x(t.value) + 6}" y="${y + 22}" font-size="14">${t.value.toFixed(2)} (${t.goal})</text>`;
     })
     .join('\n');
