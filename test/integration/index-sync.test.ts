@@ -29,6 +29,16 @@ describe('index sync', () => {
     expect(document._source?.title).toBe('Newer title');
   });
 
+  it('refuses to write through a missing alias instead of creating an index under its name', async () => {
+    const [id] = await seedVideos(context, 1);
+    const rows = await context.videos.findByIds([id!]);
+    for (const index of await context.search.aliasTargets()) await context.search.deleteIndex(index);
+    await expect(context.search.indexVideos(rows)).rejects.toThrow(/index_not_found/);
+    expect(await context.search.client.indices.exists({ index: context.search.alias })).toBe(false);
+    await context.search.ensureAlias();
+    expect(await context.search.aliasTargets()).toHaveLength(1);
+  });
+
   it('the reconciler rewrites missing and stale documents and removes orphans', async () => {
     const [stale, fine] = await seedVideos(context, 2);
     // A row whose index write never happened (the index was down, say).

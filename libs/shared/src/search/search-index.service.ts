@@ -138,7 +138,13 @@ export class SearchIndexService {
       { index: { _index: index, _id: video.id, version: video.version, version_type: 'external' as const } },
       toVideoDocument(video),
     ]);
-    const response = await this.client.bulk({ operations, refresh: false });
+    // Through the alias, `require_alias` makes a missing alias an error: otherwise Elasticsearch would
+    // create a concrete index under the alias's name and every later `ensureAlias` would fail.
+    const response = await this.client.bulk({
+      operations,
+      refresh: false,
+      require_alias: index === this.alias,
+    });
     let indexed = 0;
     let stale = 0;
     const failures: string[] = [];
