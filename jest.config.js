@@ -28,5 +28,13 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       setupFiles: ['<rootDir>/test/support/test-env.ts'],
     },
+    {
+      ...base,
+      displayName: 'chaos',
+      testMatch: ['<rootDir>/test/chaos/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/chaos/global-setup.ts',
+      globalTeardown: '<rootDir>/test/chaos/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/test-env.ts'],
+    },
   ],
 };

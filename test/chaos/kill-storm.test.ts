@@ -1,0 +1,87 @@
+import { waitFor, type RunningProcess } from '../support/processes';
+import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { seedVideos } from '../support/seed';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+import { record } from './results';
+
+const VIDEOS = Number(process.env.CHAOS_VIDEOS ?? 1_000);
+const KILL_EVERY_MS = 3_000;
+const STORM_MS = 30_000;
+
+describe('chaos: soft deletes with retentionDays=0 while workers are killed and Redis is flushed', () => {
+  let context: TestContext;
+  let redis: OwnRedis;
+  let system: System;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    redis = await startOwnRedis();
+    system = await startSystem({ REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '1000' }, { worker: false });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await redis?.stop();
+    await context?.close();
+  });
+
+  it(`purges every one of ${VIDEOS} videos exactly once`, async () => {
+    const ids = await seedVideos(context, VIDEOS, { objectsPerVideo: 1 });
+    const admin = token('chaos', ['admin']);
+    for (let i = 0; i < ids.length; i += 50) {
+      await Promise.all(
+        ids.slice(i, i + 50).map(async (id) => {
+          expect((await call('DELETE', `${system.api}/api/videos/${id}?retentionDays=0`, admin)).status).toBe(
+            200,
+          );
+        }),
+      );
+    }
+
+    let worker: RunningProcess = await system.startWorker();
+    let kills = 0;
+    let flushed = false;
+    const stormEnds = Date.now() + STORM_MS;
+    while (Date.now() < stormEnds) {
+      await new Promise((done) => setTimeout(done, KILL_EVERY_MS));
+      await worker.stop('SIGKILL');
+      kills += 1;
+      if (!flushed) {
+        await redis.flushAll();
+        flushed = true;
+      }
+      worker = await system.startWorker();
+    }
+    await waitFor(
+      'every purge',
+      async () => {
+        const rows: unknown[] = await context.dataSource.query('SELECT id FROM videos WHERE id IN (?)', [
+          ids,
+        ]);
+        return rows.length === 0 ? true : undefined;
+      },
+      { timeoutMs: 240_000, intervalMs: 1_000 },
+    );
+
+    const audits: { video_id: string; n: string }[] = await context.dataSource.query(
+      'SELECT video_id, COUNT(*) AS n FROM deletion_audit WHERE video_id IN (?) GROUP BY video_id',
+      [ids],
+    );
+    const objects = (await context.allMediaKeys()).length;
+    const documents = (await context.indexedIds()).filter((id) => ids.includes(id)).length;
+    const onceEach = audits.length === ids.length && audits.every((a) => Number(a.n) === 1);
+    record({
+      scenario: 'kill storm',
+      load: `${VIDEOS} soft deletes, retentionDays=0`,
+      faults: `worker SIGKILL every ${KILL_EVERY_MS / 1000} s for ${STORM_MS / 1000} s (${kills} kills), Redis FLUSHALL once`,
+      expected: 'every video purged once; no row, object or document left',
+      observed: `${audits.length} audited (${onceEach ? 'once each' : 'NOT once each'}), 0 rows, ${objects} objects, ${documents} documents`,
+      met: onceEach && objects === 0 && documents === 0,
+    });
+    expect(onceEach).toBe(true);
+    expect(objects).toBe(0);
+    expect(documents).toBe(0);
+  }, 600_000);
+});
