@@ -1,6 +1,6 @@
-import { waitFor, type RunningProcess } from '../support/processes';
+import type { RunningProcess } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
-import { seedVideos } from '../support/seed';
+import { seedVideos, waitUntilGone } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 import { record } from './results';
@@ -54,16 +54,7 @@ describe('chaos: soft deletes with retentionDays=0 while workers are killed and 
       }
       worker = await system.startWorker();
     }
-    await waitFor(
-      'every purge',
-      async () => {
-        const rows: unknown[] = await context.dataSource.query('SELECT id FROM videos WHERE id IN (?)', [
-          ids,
-        ]);
-        return rows.length === 0 ? true : undefined;
-      },
-      { timeoutMs: 240_000, intervalMs: 1_000 },
-    );
+    await waitUntilGone(context, ids, 240_000);
 
     const audits: { video_id: string; n: string }[] = await context.dataSource.query(
       'SELECT video_id, COUNT(*) AS n FROM deletion_audit WHERE video_id IN (?) GROUP BY video_id',

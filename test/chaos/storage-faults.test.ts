@@ -1,7 +1,6 @@
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
-import { waitFor } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
-import { seedVideos } from '../support/seed';
+import { seedVideos, waitUntilGone } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 import { record } from './results';
@@ -46,16 +45,7 @@ describe('chaos: permanent deletes while object storage fails and stalls', () =>
         }),
       );
     }
-    await waitFor(
-      'every deletion',
-      async () => {
-        const rows: unknown[] = await context.dataSource.query('SELECT id FROM videos WHERE id IN (?)', [
-          ids,
-        ]);
-        return rows.length === 0 ? true : undefined;
-      },
-      { timeoutMs: 420_000, intervalMs: 1_000 },
-    );
+    await waitUntilGone(context, ids, 420_000);
     const objects = (await context.allMediaKeys()).length;
     const audits: unknown[] = await context.dataSource.query(
       'SELECT id FROM deletion_audit WHERE video_id IN (?)',

@@ -1,7 +1,7 @@
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { waitFor, type RunningProcess } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
-import { remains, seedVideos } from '../support/seed';
+import { remains, seedVideos, waitUntilGone } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 
@@ -46,18 +46,7 @@ describe('deletions complete through faults', () => {
   }
 
   async function expectAllPurged(ids: string[], timeoutMs = 60_000): Promise<void> {
-    await waitFor(
-      `${ids.length} purges`,
-      async () => {
-        const counts: { rows: string }[] = await context.dataSource.query(
-          'SELECT COUNT(*) AS `rows` FROM videos WHERE id IN (?)',
-          [ids],
-        );
-        const [result] = counts;
-        return Number(result?.rows) === 0 ? true : undefined;
-      },
-      { timeoutMs, intervalMs: 500 },
-    );
+    await waitUntilGone(context, ids, timeoutMs);
     for (const id of ids) {
       expect(await remains(context, id)).toMatchObject({ row: null, objects: 0, document: null });
       expect((await remains(context, id)).audits).toHaveLength(1);

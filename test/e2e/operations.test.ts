@@ -1,8 +1,7 @@
-import { seedVideos } from '../support/seed';
+import { seedVideos, waitUntilGone } from '../support/seed';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
-import { waitFor } from '../support/processes';
 
 /** One sample of a Prometheus text exposition, e.g. `queue_jobs{queue="maintenance",state="active"}`. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -51,10 +50,7 @@ describe('operations', () => {
     expect((await call('GET', `${system.api}/api/videos/search?q=`, user)).status).toBe(400);
     for (const id of ids)
       expect((await call('DELETE', `${system.api}/api/videos/${id}?retentionDays=0`, user)).status).toBe(200);
-    await waitFor('the purges', async () => {
-      const rows: unknown[] = await context.dataSource.query('SELECT id FROM videos WHERE id IN (?)', [ids]);
-      return rows.length === 0 ? true : undefined;
-    });
+    await waitUntilGone(context, ids);
 
     const api = await scrape(system.api);
     expect(

@@ -1,6 +1,5 @@
-import { waitFor } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
-import { seedVideos } from '../support/seed';
+import { seedVideos, waitUntilGone } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 
@@ -47,16 +46,7 @@ describe('independent scaling', () => {
     for (const api of apis)
       expect((await call('GET', `${api}/api/videos/search?q=pelican`, admin)).status).toBe(200);
 
-    await waitFor(
-      'all purges',
-      async () => {
-        const rows: unknown[] = await context.dataSource.query('SELECT id FROM videos WHERE id IN (?)', [
-          ids,
-        ]);
-        return rows.length === 0 ? true : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 500 },
-    );
+    await waitUntilGone(context, ids);
 
     const purgedBy = workers.map((worker) =>
       worker

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
+import { waitFor } from './processes';
 import type { TestContext } from './test-context';
 
 export interface SeedOptions {
@@ -55,4 +56,16 @@ export async function remains(context: TestContext, id: string) {
     objects: await context.storage.countKeys(mediaPrefix(id)),
     document: document.found ? (document._source as { state: string }) : null,
   };
+}
+
+/** Waits until none of these videos has a row left (every deletion finished). */
+export async function waitUntilGone(context: TestContext, ids: string[], timeoutMs = 60_000): Promise<void> {
+  await waitFor(
+    `${ids.length} deletions`,
+    async () => {
+      const rows: unknown[] = await context.dataSource.query('SELECT id FROM videos WHERE id IN (?)', [ids]);
+      return rows.length === 0 ? true : undefined;
+    },
+    { timeoutMs, intervalMs: 250 },
+  );
 }
