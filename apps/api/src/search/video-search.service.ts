@@ -1,6 +1,7 @@
 import { Client } from '@elastic/elasticsearch';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { syncJobId } from '@app/shared/queue/jobs';
 import { withTimeout } from '@app/shared/util/with-timeout';
 import { ProblemException } from '@app/shared/http/problem';
 import { SEARCH_CLIENT } from '@app/shared/search/search.client';
@@ -79,7 +80,7 @@ export class VideoSearchService {
       const queued = this.queues.add(
         'sync-video',
         { videoId },
-        { jobId: `sync-${videoId}-stale`, removeOnComplete: true, removeOnFail: true },
+        { jobId: syncJobId(videoId, 'stale'), removeOnComplete: true, removeOnFail: true },
       );
       // Redis may be away: the answer does not wait, and the reconciler repairs the document anyway.
       withTimeout(queued, 2_000, 'queue sync-video').catch((error: unknown) =>

@@ -34,6 +34,7 @@ export function deletionJobId(videoId: string): string {
   return `delete-${videoId}`;
 }
 
-export function syncJobId(videoId: string, version: number): string {
+/** One sync job per video and version (or per kind of trigger, like a stale search hit). */
+export function syncJobId(videoId: string, version: number | 'stale'): string {
   return `sync-${videoId}-${version}`;
 }

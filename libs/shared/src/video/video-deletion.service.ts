@@ -82,7 +82,8 @@ export class VideoDeletionService {
     return this.dataSource.transaction(async (manager) => {
       const video = await this.videos.lockById(manager, id);
       const decision: Decision = decide(video, command, actor, now);
-      if (decision.kind === 'change') await this.videos.applyState(manager, id, decision.next, now);
+      if (decision.kind === 'change')
+        await this.videos.applyState(id, decision.next, now, { runner: manager });
       return { decision, video };
     });
   }
@@ -160,7 +161,7 @@ export class VideoDeletionService {
         if (video.state === VideoState.Deleting) return video;
         return video.state === VideoState.Active ? 'restored' : 'not_due';
       }
-      if (await this.videos.applyStateIfVersion(videoId, decision.next, now, video.version)) {
+      if (await this.videos.applyState(videoId, decision.next, now, { expectedVersion: video.version })) {
         return { ...video, ...decision.next, version: video.version + 1 };
       }
     }

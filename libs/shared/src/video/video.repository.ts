@@ -94,23 +94,6 @@ export class VideoRepository {
     return rows[0] ? toVideo(rows[0]) : null;
   }
 
-  async applyState(manager: EntityManager, id: string, next: NextState, now: Date): Promise<void> {
-    await manager
-      .createQueryBuilder()
-      .update(VideoEntity)
-      .set({
-        state: next.state,
-        deletedAt: next.deletedAt,
-        purgeAt: next.purgeAt,
-        deletionReason: next.deletionReason,
-        deletionRequestedBy: next.deletionRequestedBy,
-        updatedAt: now,
-        version: () => 'version + 1',
-      })
-      .where('id = :id', { id })
-      .execute();
-  }
-
   /**
    * Ends a deletion: first the audit record (INSERT IGNORE on the unique video id, so a repeat is a
    * no-op), then the row. No transaction is needed: a crash between the two leaves the row in
@@ -138,12 +121,24 @@ export class VideoRepository {
     return result.affectedRows > 0;
   }
 
-  /** Writes a new state only if the row is still at `version` (optimistic: no lock held); true if it was. */
-  async applyStateIfVersion(id: string, next: NextState, now: Date, version: number): Promise<boolean> {
-    const result: { affectedRows: number } = await this.dataSource.query(
+  /**
+   * Writes a new state and bumps the version. With `expectedVersion`, only if the row is still at
+   * that version (optimistic, no lock held). `runner` is the transaction's manager, or the pool.
+   * Returns whether the row was written.
+   */
+  async applyState(
+    id: string,
+    next: NextState,
+    now: Date,
+    {
+      runner = this.dataSource,
+      expectedVersion,
+    }: { runner?: EntityManager | DataSource; expectedVersion?: number } = {},
+  ): Promise<boolean> {
+    const result: { affectedRows: number } = await runner.query(
       `UPDATE videos SET state = ?, deleted_at = ?, purge_at = ?, deletion_reason = ?, deletion_requested_by = ?,
          updated_at = ?, version = version + 1
-       WHERE id = ? AND version = ?`,
+       WHERE id = ?${expectedVersion === undefined ? '' : ' AND version = ?'}`,
       [
         next.state,
         next.deletedAt,
@@ -152,48 +147,50 @@ export class VideoRepository {
         next.deletionRequestedBy,
         now,
         id,
-        version,
+        ...(expectedVersion === undefined ? [] : [expectedVersion]),
       ],
     );
     return result.affectedRows > 0;
   }
 
-  /** Ids in keyset-paged batches, so a sweep over any number of rows keeps memory flat. */
-  private async *idBatches(
+  /**
+   * Keyset paging in id order (`WHERE … AND id > ? ORDER BY id LIMIT ?`): no OFFSET, so every page
+   * costs the same and memory stays flat at any size.
+   */
+  private async *keysetPages<T extends { id: string }>(
+    select: string,
     where: string,
     parameters: unknown[],
     batchSize: number,
-  ): AsyncGenerator<string[]> {
+  ): AsyncGenerator<T[]> {
     let after = '';
     for (;;) {
-      const rows: { id: string }[] = await this.dataSource.query(
-        `SELECT id FROM videos WHERE ${where} AND id > ? ORDER BY id LIMIT ?`,
+      const rows: T[] = await this.dataSource.query(
+        `SELECT ${select} FROM videos WHERE ${where} AND id > ? ORDER BY id LIMIT ?`,
         [...parameters, after, batchSize],
       );
       if (rows.length === 0) return;
-      yield rows.map((row) => row.id);
+      yield rows;
       if (rows.length < batchSize) return;
       after = rows[rows.length - 1]!.id;
     }
   }
 
-  /** Every row in id order, a batch at a time (keyset paging: no OFFSET, flat memory). */
+  private async *idBatches(
+    where: string,
+    parameters: unknown[],
+    batchSize: number,
+  ): AsyncGenerator<string[]> {
+    for await (const rows of this.keysetPages<{ id: string }>('id', where, parameters, batchSize)) {
+      yield rows.map((row) => row.id);
+    }
+  }
+
+  /** Every row (or every row changed since a moment) in id order, a batch at a time. */
   async *rowBatches(batchSize = 1_000, changedSince?: Date): AsyncGenerator<VideoEntity[]> {
-    let after = '';
-    for (;;) {
-      const rows: RawVideo[] = changedSince
-        ? await this.dataSource.query(
-            `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id > ? AND updated_at >= ? ORDER BY id LIMIT ?`,
-            [after, changedSince, batchSize],
-          )
-        : await this.dataSource.query(
-            `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id > ? ORDER BY id LIMIT ?`,
-            [after, batchSize],
-          );
-      if (rows.length === 0) return;
+    const [where, parameters] = changedSince ? ['updated_at >= ?', [changedSince]] : ['TRUE', []];
+    for await (const rows of this.keysetPages<RawVideo>(VIDEO_COLUMNS, where, parameters, batchSize)) {
       yield rows.map(toVideo);
-      if (rows.length < batchSize) return;
-      after = rows[rows.length - 1]!.id;
     }
   }
 
