@@ -172,11 +172,6 @@ export class SearchIndexService {
     await this.client.indices.refresh({ index: this.alias });
   }
 
-  async count(): Promise<number> {
-    const response = await this.client.count({ index: this.alias });
-    return response.count;
-  }
-
   /** The index cannot answer now: unreachable, overloaded, or (before the first setup) not there at all. */
   static isUnavailable(error: unknown): boolean {
     return (

@@ -3,6 +3,7 @@ import {
   DeleteObjectsCommand,
   HeadBucketCommand,
   ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -56,50 +57,47 @@ export class StorageService implements OnApplicationShutdown {
     );
   }
 
-  /** Pages through every key under a prefix; 1,000 keys at a time, so memory stays flat. */
-  async *listKeys(prefix: string): AsyncGenerator<string[]> {
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
-      );
-      const keys = (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
-      if (keys.length > 0) yield keys;
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-  }
-
-  /** Pages through the video ids that have media (the `videos/{id}/` prefixes). */
-  async *listVideoIds(): AsyncGenerator<string[]> {
+  /** Every page of a listing (1,000 entries at most each), following continuation tokens. */
+  private async *pages(prefix: string, delimiter?: string): AsyncGenerator<ListObjectsV2CommandOutput> {
     let token: string | undefined;
     do {
       const page = await this.client.send(
         new ListObjectsV2Command({
           Bucket: this.bucket,
-          Prefix: 'videos/',
-          Delimiter: '/',
+          Prefix: prefix,
+          Delimiter: delimiter,
           ContinuationToken: token,
         }),
       );
-      const ids = (page.CommonPrefixes ?? []).flatMap((p) => (p.Prefix ? [p.Prefix.slice(7, -1)] : []));
-      if (ids.length > 0) yield ids;
+      yield page;
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  /** Pages through every key under a prefix; 1,000 keys at a time, so memory stays flat. */
+  async *listKeys(prefix: string): AsyncGenerator<string[]> {
+    for await (const page of this.pages(prefix)) {
+      const keys = (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+      if (keys.length > 0) yield keys;
+    }
+  }
+
+  /** Pages through the video ids that have media (the `videos/{id}/` prefixes). */
+  async *listVideoIds(): AsyncGenerator<string[]> {
+    for await (const page of this.pages('videos/', '/')) {
+      const ids = (page.CommonPrefixes ?? []).flatMap((p) => (p.Prefix ? [p.Prefix.slice(7, -1)] : []));
+      if (ids.length > 0) yield ids;
+    }
   }
 
   /** When the newest object under a prefix was written, or null when there is none. */
   async newestObjectTime(prefix: string): Promise<Date | null> {
     let newest: Date | null = null;
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
-      );
+    for await (const page of this.pages(prefix)) {
       for (const object of page.Contents ?? []) {
         if (object.LastModified && (!newest || object.LastModified > newest)) newest = object.LastModified;
       }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    }
     return newest;
   }
 
