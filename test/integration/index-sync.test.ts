@@ -89,15 +89,15 @@ describe('index sync', () => {
     let changedDuringLoad = false;
     const result = await new ReindexService(context.videos, context.search).rebuild({
       batchSize: 5,
-      onProgress: ({ documents }) => {
+      onProgress: async ({ documents }) => {
         if (documents !== 5 || changedDuringLoad) return;
         changedDuringLoad = true;
         // Rows already copied change under the running reindex: one edited, one purged.
-        void context.dataSource.query(
+        await context.dataSource.query(
           "UPDATE videos SET title = 'Edited during reindex', version = version + 1, updated_at = ? WHERE id = ?",
           [new Date(), changed],
         );
-        void context.dataSource.transaction(async (manager) => {
+        await context.dataSource.transaction(async (manager) => {
           await manager.query(
             "INSERT INTO deletion_audit (video_id, author_id, reason, objects_deleted, purged_at) VALUES (?, 'author-1', 'permanent', 0, ?)",
             [purged, new Date()],

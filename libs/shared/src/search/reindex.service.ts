@@ -33,7 +33,7 @@ export class ReindexService {
   ) {}
 
   async rebuild(
-    options: { batchSize?: number; onProgress?: (p: ReindexProgress) => void } = {},
+    options: { batchSize?: number; onProgress?: (p: ReindexProgress) => void | Promise<void> } = {},
   ): Promise<ReindexResult> {
     const started = performance.now();
     const batchSize = options.batchSize ?? 2_000;
@@ -53,7 +53,7 @@ export class ReindexService {
           .finally(() => inFlight.delete(bulk));
         inFlight.add(bulk);
         documents += rows.length;
-        options.onProgress?.({ documents });
+        await options.onProgress?.({ documents });
       }
       await Promise.all(inFlight);
       const swapStart = new Date(Date.now() - CLOCK_MARGIN_MS);
