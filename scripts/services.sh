@@ -457,12 +457,32 @@ EOF
   if [[ $EUID -eq 0 ]]; then
     chown -R "$ES_USER:$ES_USER" "$ES_DIR" "$LOG_DIR/elasticsearch"
   fi
-  # Fail with a clear message if a parent directory (e.g. /root) hides the
-  # install or data from the unprivileged user.
+  # A checkout in a private directory (mktemp -d makes them 0700) hides the install
+  # and the data from the unprivileged user: as root, let it pass through (o+x:
+  # enter, not list) the parent directories that stop it. Then fail clearly if
+  # it still cannot reach them.
+  if [[ $EUID -eq 0 ]]; then
+    es_grant_traverse "$ES_HOME" "$ES_DIR" "$LOG_DIR/elasticsearch"
+  fi
   es_run_as test -x "$ES_HOME/bin/elasticsearch" ||
     die "user $ES_USER cannot read $ES_HOME; put SERVICES_CACHE somewhere world-readable"
   es_run_as test -w "$ES_DIR/data" ||
     die "user $ES_USER cannot write $ES_DIR/data; put SERVICES_DIR somewhere it can reach"
+}
+
+# Adds o+x to each ancestor of the given paths that the ES user cannot enter.
+es_grant_traverse() {
+  local path dir
+  for path in "$@"; do
+    dir="$(dirname "$path")"
+    while [[ "$dir" != "/" ]]; do
+      if ! es_run_as test -x "$dir"; then
+        log "letting $ES_USER pass through $dir (chmod o+x)"
+        chmod o+x "$dir"
+      fi
+      dir="$(dirname "$dir")"
+    done
+  done
 }
 
 es_start() {
