@@ -7,10 +7,19 @@ import { mediaPrefix } from '@app/shared/storage/storage.service';
 import type { CliContext } from '../apps/worker/src/cli/cli-context';
 import { startWorker } from './lib/bench-env';
 import { closedLoop } from './lib/stats';
+import { cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
+
+interface PurgeRun {
+  videos: number;
+  seconds: number;
+  perSecond: number;
+  /** CPU seconds each part of the system used during the run: where the time goes. */
+  cpu: CpuSeconds;
+}
 
 export interface PurgeBench {
-  worker: { videos: number; seconds: number; perSecond: number };
-  raw: { videos: number; seconds: number; perSecond: number };
+  worker: PurgeRun;
+  raw: PurgeRun;
 }
 
 const OBJECTS_PER_VIDEO = 2;
@@ -64,6 +73,16 @@ async function waitUntilGone(context: CliContext, ids: string[]): Promise<void> 
   }
 }
 
+/** Waits until no sweep or reconcile job is waiting or running (the next ones are delayed). */
+async function maintenanceSettled(queues: JobQueues): Promise<void> {
+  const maintenance = queues.queue(JOB_QUEUES['reconcile-index']);
+  for (;;) {
+    const counts = await maintenance.getJobCounts('active', 'waiting', 'prioritized');
+    if (Object.values(counts).every((n) => n === 0)) return;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
 /**
  * Videos per second fully purged (objects, index document, row, audit) by a worker process,
  * against a raw script that makes the same S3, Elasticsearch and MySQL calls at the same
@@ -85,6 +104,9 @@ export async function benchPurge(
   try {
     // Through the product: a worker process takes the deletion jobs.
     const viaWorker = await dueVideos(context, s3, config, count);
+    // The jobs wait in a paused queue; the clock runs from the moment the worker may take them.
+    const deletionQueue = queues.queue(JOB_QUEUES['delete-video']);
+    await deletionQueue.pause();
     // Only the deletions are measured: the periodic sweeps and the reconciler stay out of the way.
     const worker = await startWorker({
       WORKER_CONCURRENCY: String(concurrency),
@@ -92,18 +114,20 @@ export async function benchPurge(
       ORPHAN_SWEEP_INTERVAL_MS: '86400000',
       RECONCILE_INTERVAL_MS: '86400000',
     });
-    // The jobs wait in a paused queue; the clock runs from the moment the worker may take them.
-    const deletionQueue = queues.queue(JOB_QUEUES['delete-video']);
-    await deletionQueue.pause();
+    // A worker's first start runs every sweep and the reconciler at once: let them finish first.
+    await maintenanceSettled(queues);
     await Promise.all(viaWorker.map((id) => queues.ensureDeletionJob(id, 0)));
+    const cpu0 = cpuSeconds();
     const t0 = performance.now();
     await deletionQueue.resume();
     await waitUntilGone(context, viaWorker);
     const workerSeconds = (performance.now() - t0) / 1000;
+    const workerCpu = cpuSince(cpu0);
     await worker.stop();
 
     // The raw script: the same calls, in order, per video.
     const raw = await dueVideos(context, s3, config, count);
+    const rawCpu0 = cpuSeconds();
     const r0 = performance.now();
     await closedLoop(
       async (i) => {
@@ -129,9 +153,10 @@ export async function benchPurge(
       { concurrency, total: raw.length },
     );
     const rawSeconds = (performance.now() - r0) / 1000;
+    const rawCpu = cpuSince(rawCpu0);
     return {
-      worker: { videos: count, seconds: workerSeconds, perSecond: count / workerSeconds },
-      raw: { videos: count, seconds: rawSeconds, perSecond: count / rawSeconds },
+      worker: { videos: count, seconds: workerSeconds, perSecond: count / workerSeconds, cpu: workerCpu },
+      raw: { videos: count, seconds: rawSeconds, perSecond: count / rawSeconds, cpu: rawCpu },
     };
   } finally {
     await queues.close();

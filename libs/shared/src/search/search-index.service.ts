@@ -2,6 +2,7 @@ import { Client, errors } from '@elastic/elasticsearch';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { CoalescingBatcher } from '../util/coalescing-batcher';
 import type { VideoEntity } from '../video/video.entity';
 import { SEARCH_CLIENT } from './search.client';
 import { toVideoDocument } from './video-document';
@@ -17,6 +18,8 @@ export interface BulkOutcome {
 @Injectable()
 export class SearchIndexService {
   readonly alias: string;
+  /** Concurrent purges share bulk requests for their document deletions. */
+  private readonly deletions = new CoalescingBatcher<string>((ids) => this.deleteBatch(ids));
 
   constructor(
     @Inject(SEARCH_CLIENT) readonly client: Client,
@@ -163,9 +166,27 @@ export class SearchIndexService {
     return { indexed, stale };
   }
 
-  /** Removes a video's document; one that is already gone counts as removed. */
-  async deleteDocument(id: string): Promise<void> {
-    await this.client.delete({ index: this.alias, id, refresh: false }, { ignore: [404] });
+  /**
+   * Removes a video's document; one that is already gone counts as removed. Calls made while
+   * another deletion is in flight go out together in one bulk request.
+   */
+  deleteDocument(id: string): Promise<void> {
+    return this.deletions.add(id);
+  }
+
+  private async deleteBatch(ids: string[]): Promise<(Error | undefined)[]> {
+    const response = await this.client.bulk({
+      operations: ids.map((id) => ({ delete: { _index: this.alias, _id: id } })),
+      refresh: false,
+    });
+    return response.items.map((item) => {
+      const result = item.delete;
+      // 404: the document is already gone, which is what was asked.
+      if (!result?.error || result.status === 404) return undefined;
+      return new Error(
+        `Deleting document ${result._id ?? ''} failed: ${result.error.type} ${result.error.reason ?? ''}`,
+      );
+    });
   }
 
   async refresh(): Promise<void> {

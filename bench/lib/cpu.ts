@@ -1,0 +1,50 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** CPU seconds used so far by each part of the system, summed over its processes (Linux /proc). */
+export type CpuSeconds = Record<string, number>;
+
+const PARTS: [string, RegExp][] = [
+  ['mysql', /mariadbd|mysqld/],
+  ['redis', /redis-server/],
+  ['elasticsearch', /org\.elasticsearch/],
+  ['s3proxy', /s3proxy/],
+  ['worker', /worker\/src\/main\.js/],
+  ['api', /api\/src\/main\.js/],
+  ['cli', /worker\/src\/cli\.js|raw-bulk\.js/],
+];
+
+const TICKS_PER_SECOND = 100;
+
+export function cpuSeconds(): CpuSeconds {
+  const totals: CpuSeconds = {};
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const part =
+        Number(pid) === process.pid
+          ? 'bench'
+          : PARTS.find(([, pattern]) =>
+              pattern.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')),
+            )?.[0];
+      if (!part) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the command name: utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      totals[part] = (totals[part] ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    } catch {
+      // The process exited between the listing and the read.
+    }
+  }
+  return totals;
+}
+
+/**
+ * CPU seconds each part used between two readings. A process that exited in between is lost, so
+ * read `after` before stopping the processes being measured.
+ */
+export function cpuSince(before: CpuSeconds, after: CpuSeconds = cpuSeconds()): CpuSeconds {
+  const used: CpuSeconds = {};
+  for (const part of Object.keys(after).sort()) {
+    used[part] = Math.round((after[part]! - (before[part] ?? 0)) * 100) / 100;
+  }
+  return used;
+}
