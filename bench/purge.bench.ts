@@ -83,16 +83,31 @@ async function maintenanceSettled(queues: JobQueues): Promise<void> {
   }
 }
 
+/** Adds up rounds of one side: total videos over total seconds, CPU summed per part. */
+function combine(rounds: PurgeRun[]): PurgeRun {
+  const videos = rounds.reduce((n, r) => n + r.videos, 0);
+  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  const cpu: CpuSeconds = {};
+  for (const round of rounds) {
+    for (const [part, used] of Object.entries(round.cpu))
+      cpu[part] = Math.round(((cpu[part] ?? 0) + used) * 100) / 100;
+  }
+  return { videos, seconds, perSecond: videos / seconds, cpu };
+}
+
 /**
  * Videos per second fully purged (objects, index document, row, audit) by a worker process,
  * against a raw script that makes the same S3, Elasticsearch and MySQL calls at the same
  * concurrency, without queue or framework.
+ *
+ * Elasticsearch and S3Proxy are JVMs that speed up as they warm: a first, unmeasured round of each
+ * side warms them, then the measured rounds alternate (worker, raw, worker, raw…) so neither side
+ * always gets the warmer or the quieter minute.
  */
 export async function benchPurge(
   config: AppConfig,
   context: CliContext,
-  count: number,
-  concurrency: number,
+  { videos, rounds, concurrency }: { videos: number; rounds: number; concurrency: number },
 ): Promise<PurgeBench> {
   const s3 = new S3Client({
     endpoint: config.S3_ENDPOINT,
@@ -101,37 +116,38 @@ export async function benchPurge(
     credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
   });
   const queues = new JobQueues(config);
-  try {
-    // Through the product: a worker process takes the deletion jobs.
-    const viaWorker = await dueVideos(context, s3, config, count);
-    // The jobs wait in a paused queue; the clock runs from the moment the worker may take them.
-    const deletionQueue = queues.queue(JOB_QUEUES['delete-video']);
-    await deletionQueue.pause();
-    // Only the deletions are measured: the periodic sweeps and the reconciler stay out of the way.
-    const worker = await startWorker({
-      WORKER_CONCURRENCY: String(concurrency),
-      PURGE_SWEEP_INTERVAL_MS: '86400000',
-      ORPHAN_SWEEP_INTERVAL_MS: '86400000',
-      RECONCILE_INTERVAL_MS: '86400000',
-    });
-    // A worker's first start runs every sweep and the reconciler at once: let them finish first.
-    await maintenanceSettled(queues);
-    await Promise.all(viaWorker.map((id) => queues.ensureDeletionJob(id, 0)));
+  // Jobs wait in a paused queue; a round's clock runs from the moment the worker may take them.
+  const deletionQueue = queues.queue(JOB_QUEUES['delete-video']);
+  await deletionQueue.pause();
+  // Only the deletions are measured: the periodic sweeps and the reconciler stay out of the way.
+  const worker = await startWorker({
+    WORKER_CONCURRENCY: String(concurrency),
+    PURGE_SWEEP_INTERVAL_MS: '86400000',
+    ORPHAN_SWEEP_INTERVAL_MS: '86400000',
+    RECONCILE_INTERVAL_MS: '86400000',
+  });
+
+  const viaWorker = async (count: number): Promise<PurgeRun> => {
+    const ids = await dueVideos(context, s3, config, count);
+    await Promise.all(ids.map((id) => queues.ensureDeletionJob(id, 0)));
     const cpu0 = cpuSeconds();
     const t0 = performance.now();
     await deletionQueue.resume();
-    await waitUntilGone(context, viaWorker);
-    const workerSeconds = (performance.now() - t0) / 1000;
-    const workerCpu = cpuSince(cpu0);
-    await worker.stop();
+    await waitUntilGone(context, ids);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = cpuSince(cpu0);
+    await deletionQueue.pause();
+    return { videos: count, seconds, perSecond: count / seconds, cpu };
+  };
 
-    // The raw script: the same calls, in order, per video.
-    const raw = await dueVideos(context, s3, config, count);
-    const rawCpu0 = cpuSeconds();
-    const r0 = performance.now();
+  // The raw script: the same calls, in order, per video.
+  const viaRawScript = async (count: number): Promise<PurgeRun> => {
+    const ids = await dueVideos(context, s3, config, count);
+    const cpu0 = cpuSeconds();
+    const t0 = performance.now();
     await closedLoop(
       async (i) => {
-        const id = raw[i]!;
+        const id = ids[i]!;
         const listed = await s3.send(
           new ListObjectsV2Command({ Bucket: config.S3_BUCKET, Prefix: mediaPrefix(id) }),
         );
@@ -150,15 +166,27 @@ export async function benchPurge(
           await manager.query('DELETE FROM videos WHERE id = ?', [id]);
         });
       },
-      { concurrency, total: raw.length },
+      { concurrency, total: ids.length },
     );
-    const rawSeconds = (performance.now() - r0) / 1000;
-    const rawCpu = cpuSince(rawCpu0);
-    return {
-      worker: { videos: count, seconds: workerSeconds, perSecond: count / workerSeconds, cpu: workerCpu },
-      raw: { videos: count, seconds: rawSeconds, perSecond: count / rawSeconds, cpu: rawCpu },
-    };
+    const seconds = (performance.now() - t0) / 1000;
+    return { videos: count, seconds, perSecond: count / seconds, cpu: cpuSince(cpu0) };
+  };
+
+  try {
+    // A worker's first start runs every sweep and the reconciler at once: let them finish first.
+    await maintenanceSettled(queues);
+    const warmUp = Math.max(50, Math.round(videos / 4));
+    await viaWorker(warmUp);
+    await viaRawScript(warmUp);
+    const workerRounds: PurgeRun[] = [];
+    const rawRounds: PurgeRun[] = [];
+    for (let round = 0; round < rounds; round++) {
+      workerRounds.push(await viaWorker(videos));
+      rawRounds.push(await viaRawScript(videos));
+    }
+    return { worker: combine(workerRounds), raw: combine(rawRounds) };
   } finally {
+    await worker.stop();
     await queues.close();
     s3.destroy();
   }

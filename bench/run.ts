@@ -11,7 +11,7 @@ import { applyBenchEnv, openBenchContext, startApi } from './lib/bench-env';
 import { machine, writeReport, type Report, type Target } from './lib/report';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
-import { benchPurge } from './purge.bench';
+import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
 import { benchScale, type ScaleBench } from './scale.bench';
 import { benchSearch } from './search.bench';
@@ -23,6 +23,10 @@ const MB = 2 ** 20;
 
 const ms = (v: number) => v.toFixed(1);
 const rate = (v: number) => v.toFixed(0);
+const cpuPerVideo = (run: PurgeBench['worker'], node: string) =>
+  [node, 'elasticsearch', 'mysql', 's3proxy', 'redis']
+    .map((part) => (((run.cpu[part] ?? 0) * 1000) / run.videos).toFixed(2))
+    .join(' / ');
 const row = (name: string, s: RunStats) => [
   name,
   rate(s.perSecond),
@@ -66,7 +70,11 @@ async function main(): Promise<void> {
     });
     await api.process.stop();
     log('purge');
-    const purge = await benchPurge(config, context, quick ? 150 : 600, 8);
+    const purge = await benchPurge(config, context, {
+      videos: quick ? 300 : 600,
+      rounds: quick ? 2 : 3,
+      concurrency: 8,
+    });
     log('reindex');
     const reindex = await benchReindex();
     let scale: ScaleBench | undefined;
@@ -134,20 +142,28 @@ async function main(): Promise<void> {
           rows: [row('DELETE /api/videos/{id}?retentionDays=30', softDelete)],
         },
         {
-          title: 'Purge end to end (objects, document, row, audit; 2 objects per video; concurrency 8)',
-          header: ['system', 'videos', 'seconds', 'videos/s'],
+          title: `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency 8; ${quick ? 2 : 3} alternating rounds each after a warm-up)`,
+          header: [
+            'system',
+            'videos',
+            'seconds',
+            'videos/s',
+            'CPU ms per video: Node / ES / MySQL / S3Proxy / Redis',
+          ],
           rows: [
             [
               'worker process (BullMQ jobs)',
               purge.worker.videos,
               purge.worker.seconds.toFixed(2),
               rate(purge.worker.perSecond),
+              cpuPerVideo(purge.worker, 'worker'),
             ],
             [
               'raw script, same calls',
               purge.raw.videos,
               purge.raw.seconds.toFixed(2),
               rate(purge.raw.perSecond),
+              cpuPerVideo(purge.raw, 'bench'),
             ],
           ],
         },

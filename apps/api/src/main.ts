@@ -17,6 +17,8 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bufferLogs: true });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Every answer is computed per request: hashing each body for an ETag nobody revalidates costs CPU.
+  app.set('etag', false);
   app.use(httpMetricsMiddleware(app.get(MetricsService)));
   mountQueueDashboard(app, config);
   mountApiDocs(app);

@@ -1,9 +1,10 @@
+import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { decode, type Algorithm } from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
@@ -25,7 +26,25 @@ function dashboardCookie(request: Request): string | null {
   return cookie ? decodeURIComponent(cookie.slice('admin_token='.length)) : null;
 }
 
-type KeyCallback = (error: Error | null, key?: string | Buffer) => void;
+type KeyCallback = (error: Error | null, key?: KeyObject) => void;
+
+/**
+ * Key material given to jsonwebtoken as a string is parsed on every verification (and an HMAC
+ * secret first fails to parse as a public key, which throws): a large share of each request's CPU.
+ * Keys are parsed once and kept; a JWKS holds a handful of keys, so the cache stays tiny.
+ */
+function publicKeyCache(limit = 32): (pem: string) => KeyObject {
+  const keys = new Map<string, KeyObject>();
+  return (pem) => {
+    let key = keys.get(pem);
+    if (!key) {
+      if (keys.size >= limit) keys.clear();
+      key = createPublicKey(pem);
+      keys.set(pem, key);
+    }
+    return key;
+  };
+}
 
 interface TokenClaims {
   sub?: unknown;
@@ -47,13 +66,21 @@ function keyProvider(config: AppConfig) {
         jwksRequestsPerMinute: 10,
       })
     : undefined;
+  const secret = config.JWT_SECRET ? createSecretKey(Buffer.from(config.JWT_SECRET)) : undefined;
+  const publicKey = publicKeyCache();
   return (request: Request, rawToken: string, done: KeyCallback) => {
     const header = decode(rawToken, { complete: true })?.header;
     const algorithm = header?.alg as Algorithm | undefined;
-    if (algorithm && SECRET_ALGORITHMS.includes(algorithm) && config.JWT_SECRET)
-      return done(null, config.JWT_SECRET);
+    if (algorithm && SECRET_ALGORITHMS.includes(algorithm) && secret) return done(null, secret);
     if (algorithm && JWKS_ALGORITHMS.includes(algorithm) && jwks) {
-      return jwks(request, rawToken, (error, key) => done(error as Error | null, key ?? undefined));
+      return jwks(request, rawToken, (error, key) => {
+        if (error || !key) return done((error as Error | null) ?? new Error('no signing key'));
+        try {
+          return done(null, publicKey(typeof key === 'string' ? key : key.toString()));
+        } catch (parseError) {
+          return done(parseError as Error);
+        }
+      });
     }
     return done(new Error(`token algorithm ${String(algorithm)} is not accepted`));
   };
@@ -64,7 +91,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     super({
       jwtFromRequest: ExtractJwt.fromExtractors([ExtractJwt.fromAuthHeaderAsBearerToken(), dashboardCookie]),
-      secretOrKeyProvider: keyProvider(config),
+      // passport-jwt's types predate KeyObject; it hands the key to jsonwebtoken, which takes one.
+      secretOrKeyProvider: keyProvider(config) as unknown as SecretOrKeyProvider<Request>,
       algorithms: [
         ...(config.JWT_SECRET ? SECRET_ALGORITHMS : []),
         ...(config.JWT_JWKS_URI ? JWKS_ALGORITHMS : []),

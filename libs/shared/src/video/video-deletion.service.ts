@@ -9,7 +9,8 @@ import { StorageCleaner } from '../storage/storage-cleaner';
 import { decide, type Actor, type Command, type Decision, type NextState } from './video-lifecycle';
 import { VideoState } from './video-state';
 import type { VideoEntity } from './video.entity';
-import { VideoRepository } from './video.repository';
+import { type FinishedDeletion, VideoRepository } from './video.repository';
+import { CoalescingBatcher } from '../util/coalescing-batcher';
 import { withTimeout } from '../util/with-timeout';
 
 /** Queue calls must not hold a request hostage while Redis is away: the row already holds the intent. */
@@ -18,7 +19,7 @@ const QUEUE_TIMEOUT_MS = 2_000;
 export type ApplyResult =
   { kind: 'not_found' } | { kind: 'forbidden' } | { kind: 'ok'; id: string; state: NextState };
 
-export type PurgeOutcome = 'purged' | 'already_gone' | 'not_due' | 'restored' | 'finished_elsewhere';
+export type PurgeOutcome = 'purged' | 'already_gone' | 'not_due' | 'restored';
 
 /**
  * The rule "what may be deleted, by whom, and what happens next" (STYLE.md): the API, the worker
@@ -30,6 +31,11 @@ export type PurgeOutcome = 'purged' | 'already_gone' | 'not_due' | 'restored' | 
 export class VideoDeletionService {
   private readonly logger = new Logger(VideoDeletionService.name);
   private readonly defaultRetentionDays: number;
+  /** Concurrent purges finish together: one audit insert and one row delete per batch. */
+  private readonly finishing = new CoalescingBatcher<FinishedDeletion>(async (batch) => {
+    await this.videos.finishDeletions(batch);
+    return batch.map(() => undefined);
+  });
 
   constructor(
     private readonly dataSource: DataSource,
@@ -141,17 +147,15 @@ export class VideoDeletionService {
     if (typeof deleting === 'string') return deleting;
     const objectsDeleted = await this.cleaner.deleteMedia(videoId);
     await this.search.deleteDocument(videoId);
-    const finished = await this.videos.finishDeletion(deleting, objectsDeleted, new Date());
-    return finished ? 'purged' : 'finished_elsewhere';
+    await this.finishing.add({ video: deleting, objectsDeleted, purgedAt: new Date() });
+    return 'purged';
   }
 
   /**
    * Moves a due purge to `deleting` (or finds a deletion already under way). Optimistic: read,
    * decide, write only if the version has not moved; a concurrent change means decide again.
    */
-  private async claimPurge(
-    videoId: string,
-  ): Promise<VideoEntity | Exclude<PurgeOutcome, 'purged' | 'finished_elsewhere'>> {
+  private async claimPurge(videoId: string): Promise<VideoEntity | Exclude<PurgeOutcome, 'purged'>> {
     for (;;) {
       const now = new Date();
       const [video] = await this.videos.findByIds([videoId]);

@@ -27,6 +27,13 @@ function toVideo(raw: RawVideo): VideoEntity {
 }
 
 /** Plain data access for videos: no rules here, the services hold those. */
+/** A deletion whose media and index document are gone: what its audit record says. */
+export interface FinishedDeletion {
+  video: VideoEntity;
+  objectsDeleted: number;
+  purgedAt: Date;
+}
+
 @Injectable()
 export class VideoRepository {
   private readonly videos: Repository<VideoEntity>;
@@ -95,30 +102,32 @@ export class VideoRepository {
   }
 
   /**
-   * Ends a deletion: first the audit record (INSERT IGNORE on the unique video id, so a repeat is a
-   * no-op), then the row. No transaction is needed: a crash between the two leaves the row in
-   * `deleting` with its audit written, and the retry finishes it without a second record.
-   * Returns false when another run got there first.
+   * Ends deletions: first their audit records (INSERT IGNORE on the unique video id, so a repeat is
+   * a no-op), then their rows, one statement each for the whole batch. No transaction is needed: a
+   * crash between the two leaves the rows in `deleting` with their audit written, and the retry
+   * finishes them without a second record.
    */
-  async finishDeletion(video: VideoEntity, objectsDeleted: number, now: Date): Promise<boolean> {
+  async finishDeletions(finished: FinishedDeletion[]): Promise<void> {
+    if (finished.length === 0) return;
     await this.dataSource.query(
       `INSERT IGNORE INTO deletion_audit (video_id, author_id, reason, requested_by, deleted_at, objects_deleted, purged_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+       VALUES ?`,
       [
-        video.id,
-        video.authorId,
-        video.deletionReason ?? 'permanent',
-        video.deletionRequestedBy,
-        video.deletedAt,
-        objectsDeleted,
-        now,
+        finished.map(({ video, objectsDeleted, purgedAt }) => [
+          video.id,
+          video.authorId,
+          video.deletionReason ?? 'permanent',
+          video.deletionRequestedBy,
+          video.deletedAt,
+          objectsDeleted,
+          purgedAt,
+        ]),
       ],
     );
-    const result: { affectedRows: number } = await this.dataSource.query(
-      'DELETE FROM videos WHERE id = ? AND state = ?',
-      [video.id, VideoState.Deleting],
-    );
-    return result.affectedRows > 0;
+    await this.dataSource.query('DELETE FROM videos WHERE id IN (?) AND state = ?', [
+      finished.map(({ video }) => video.id),
+      VideoState.Deleting,
+    ]);
   }
 
   /**
