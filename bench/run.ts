@@ -61,7 +61,8 @@ async function main(): Promise<void> {
     const api = await startApi();
     const search = await benchSearch(config, context, api.url, {
       concurrency: CONCURRENCY,
-      seconds: quick ? 5 : 15,
+      seconds: quick ? 8 : 24,
+      rounds: quick ? 2 : 4,
     });
     log('soft delete');
     const softDelete = await benchSoftDelete(context, api.url, {
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
       figures: { search, softDelete, purge, reindex, scale },
       tables: [
         {
-          title: `Search (${CONCURRENCY} connections, query mix from the sample, ${quick ? 5 : 15} s each)`,
+          title: `Search (${CONCURRENCY} connections, query mix from the sample, ${quick ? 8 : 24} s each in ${quick ? 2 : 4} alternating rounds after a warm-up)`,
           header: ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors'],
           rows: [
             row('API (auth, validation, Elasticsearch, MySQL check)', search.api),

@@ -3,7 +3,7 @@ import { buildSearchRequest } from '@app/shared/search/search-query.builder';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { CliContext } from '../apps/worker/src/cli/cli-context';
 import { benchToken } from './lib/bench-env';
-import { httpLoad } from './lib/load';
+import { alternatingLoads } from './lib/load';
 import { queryMix } from './lib/queries';
 import { closedLoop, type RunStats } from './lib/stats';
 
@@ -22,34 +22,31 @@ export async function benchSearch(
   config: AppConfig,
   context: CliContext,
   apiUrl: string,
-  { concurrency, seconds }: { concurrency: number; seconds: number },
+  { concurrency, seconds, rounds }: { concurrency: number; seconds: number; rounds: number },
 ): Promise<SearchBench> {
   const queries = await queryMix(context.dataSource);
   const token = benchToken();
   const criteria = (i: number) => ({ q: queries[i % queries.length]!, page: 1, limit: 20 });
 
-  const apiLoad = (durationSeconds: number) =>
-    httpLoad({
-      url: apiUrl,
-      headers: { authorization: `Bearer ${token}` },
-      request: (i) => ({ path: `/api/videos/search?q=${encodeURIComponent(criteria(i).q)}&limit=20` }),
-      concurrency,
-      durationSeconds,
-    });
-  await apiLoad(2); // warm-up: JIT, connection pools, index caches
-  const api = await apiLoad(seconds);
-
-  const elasticsearch = await httpLoad({
+  const api = {
+    url: apiUrl,
+    headers: { authorization: `Bearer ${token}` },
+    request: (i: number) => ({ path: `/api/videos/search?q=${encodeURIComponent(criteria(i).q)}&limit=20` }),
+    concurrency,
+  };
+  const elasticsearch = {
     url: config.ELASTICSEARCH_URL,
-    method: 'POST',
+    method: 'POST' as const,
     headers: { 'content-type': 'application/json' },
-    request: (i) => {
+    request: (i: number) => {
       const { index, ...body } = buildSearchRequest(criteria(i), config.ELASTICSEARCH_INDEX);
       return { path: `/${String(index)}/_search`, body: JSON.stringify(body) };
     },
     concurrency,
-    durationSeconds: seconds,
-  });
+  };
+  // Warm-up (JIT, connection pools, index caches), then the two alternate.
+  await alternatingLoads({ api, elasticsearch }, { rounds: 1, seconds: 2 });
+  const measured = await alternatingLoads({ api, elasticsearch }, { rounds, seconds: seconds / rounds });
 
   await context.dataSource.query('DROP TABLE IF EXISTS bench_fulltext');
   await context.dataSource.query(
@@ -66,9 +63,9 @@ export async function benchSearch(
         const q = criteria(i).q;
         await pool.query(sql, [q, q]);
       },
-      { concurrency, durationMs: seconds * 1000 },
+      { concurrency, durationMs: (seconds / 2) * 1000 },
     );
-    return { api, elasticsearch, mysqlFulltext };
+    return { ...measured, mysqlFulltext };
   } finally {
     await pool.end();
     await context.dataSource.query('DROP TABLE IF EXISTS bench_fulltext');

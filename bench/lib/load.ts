@@ -12,10 +12,14 @@ export interface HttpLoad {
   amount?: number;
 }
 
-/** An HTTP load with autocannon; every non-2xx answer counts as an error. */
-export async function httpLoad(load: HttpLoad): Promise<RunStats> {
+/** autocannon's merge of raw runs (latency histograms added up); its types do not declare it. */
+const { aggregateResult } = autocannon as unknown as {
+  aggregateResult(results: autocannon.Result[], opts: autocannon.Options): autocannon.Result;
+};
+
+function options(load: HttpLoad): autocannon.Options {
   let i = 0;
-  const result = await autocannon({
+  return {
     url: load.url,
     connections: load.concurrency,
     ...(load.amount ? { amount: load.amount } : { duration: load.durationSeconds ?? 10 }),
@@ -29,8 +33,10 @@ export async function httpLoad(load: HttpLoad): Promise<RunStats> {
         },
       },
     ],
-  });
-  const seconds = result.duration;
+  };
+}
+
+function stats(result: autocannon.Result, seconds: number): RunStats {
   const ok = result['2xx'];
   return {
     requests: ok,
@@ -40,4 +46,39 @@ export async function httpLoad(load: HttpLoad): Promise<RunStats> {
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
   };
+}
+
+/** An HTTP load with autocannon; every non-2xx answer counts as an error. */
+export async function httpLoad(load: HttpLoad): Promise<RunStats> {
+  const result = await autocannon(options(load));
+  return stats(result, result.duration);
+}
+
+/**
+ * Several loads measured in alternation (a, b, a, b…), each round `seconds` long, so none of them
+ * always gets the warmer or the quieter minute of a shared machine. Each load's rounds are merged:
+ * latency percentiles over every request, throughput over the summed time.
+ */
+export async function alternatingLoads<K extends string>(
+  loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
+  { rounds, seconds }: { rounds: number; seconds: number },
+): Promise<Record<K, RunStats>> {
+  const names = Object.keys(loads) as K[];
+  const raw = new Map<K, autocannon.Result[]>(names.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const name of names) {
+      const opts = options({ ...loads[name], durationSeconds: seconds });
+      raw.get(name)!.push(await autocannon({ ...opts, skipAggregateResult: true }));
+    }
+  }
+  const merged = {} as Record<K, RunStats>;
+  for (const name of names) {
+    const runs = raw.get(name)!;
+    const seconds = runs.reduce((sum, run) => sum + run.duration, 0);
+    merged[name] = stats(
+      aggregateResult(runs, { url: loads[name].url, connections: loads[name].concurrency }),
+      seconds,
+    );
+  }
+  return merged;
 }
