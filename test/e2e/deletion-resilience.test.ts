@@ -63,6 +63,25 @@ describe('deletions complete through faults', () => {
     await expectAllPurged(ids);
   }, 120_000);
 
+  it('re-creates the sweep schedules a flush removed while the worker kept running', async () => {
+    // The sweep runs once at the worker's start and then only hourly: only a re-created schedule runs it again soon.
+    system = await startSystem({
+      ...env(),
+      PURGE_SWEEP_INTERVAL_MS: '3600000',
+      SCHEDULE_CHECK_INTERVAL_MS: '1000',
+    });
+    const ids = await seedVideos(context, 5);
+    await deleteAll(ids, '?retentionDays=1');
+    await redis.flushAll();
+    // A day passes: the purges are due, but Redis lost their jobs and every schedule.
+    await context.dataSource.query('UPDATE videos SET purge_at = ? WHERE id IN (?)', [
+      new Date(Date.now() - 1_000),
+      ids,
+    ]);
+
+    await expectAllPurged(ids, 30_000);
+  }, 90_000);
+
   it('finishes a deletion whose worker was killed with SIGKILL in the middle of it', async () => {
     // Slow storage for the first worker, so the kill lands between two batches of objects.
     proxy = await startFaultProxy(context.config.S3_ENDPOINT, { latencyMs: 400 });

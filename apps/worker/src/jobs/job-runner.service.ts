@@ -25,6 +25,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly workers: Worker[] = [];
   /** Jobs running now, with the lock token that lets this worker hand them back. */
   private readonly active = new Map<Job, string | undefined>();
+  private scheduleCheck?: NodeJS.Timeout;
 
   constructor(
     @Inject(JOB_HANDLERS) handlers: JobHandler[],
@@ -60,16 +61,28 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       this.workers.push(worker);
     }
     await this.scheduleSweeps();
+    // Redis may lose every key (a flush, a failover without persistence) while this worker runs:
+    // a missing schedule is re-created, and so runs at once, within one check interval.
+    this.scheduleCheck = setInterval(() => {
+      this.scheduleSweeps({ onlyMissing: true }).catch((error: unknown) =>
+        this.logger.warn({ err: String(error) }, 'schedule check failed'),
+      );
+    }, this.config.SCHEDULE_CHECK_INTERVAL_MS);
+    this.scheduleCheck.unref();
   }
 
-  private async scheduleSweeps(): Promise<void> {
+  /** Upserts each sweep's schedule (at start, so a changed interval applies), or only the missing ones. */
+  private async scheduleSweeps({ onlyMissing = false } = {}): Promise<void> {
     const schedules: [JobName, number][] = [
       ['purge-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
       ['orphan-sweep', this.config.ORPHAN_SWEEP_INTERVAL_MS],
       ['reconcile-index', this.config.RECONCILE_INTERVAL_MS],
     ];
     for (const [name, every] of schedules) {
-      await this.queues.queue(JOB_QUEUES[name]).upsertJobScheduler(name, { every }, { name, data: {} });
+      const queue = this.queues.queue(JOB_QUEUES[name]);
+      if (onlyMissing && (await queue.getJobScheduler(name))) continue;
+      if (onlyMissing) this.logger.warn({ scheduler: name }, 'schedule missing from Redis: re-created');
+      await queue.upsertJobScheduler(name, { every }, { name, data: {} });
     }
   }
 
@@ -97,6 +110,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
    * for another worker to take up; every job is idempotent, so a job cut off halfway loses nothing.
    */
   async onModuleDestroy(): Promise<void> {
+    clearInterval(this.scheduleCheck);
     const closed = Promise.all(this.workers.map((worker) => worker.close()));
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([

@@ -60,6 +60,8 @@ export const configSchema = z.object({
   ORPHAN_SWEEP_INTERVAL_MS: int(1_000, 604_800_000).default(3_600_000),
   /** Media younger than this are never treated as orphans: an upload may precede its row. */
   ORPHAN_GRACE_MS: int(0, 604_800_000).default(3_600_000),
+  /** How often a worker checks that the sweep schedules still exist in Redis (a flush loses them). */
+  SCHEDULE_CHECK_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
   WORKER_CONCURRENCY: int(1, 256).default(4),
   /** Requests each caller may make per window; 0 turns rate limiting off. */
   RATE_LIMIT_POINTS: int(0, 10_000_000).default(600),
