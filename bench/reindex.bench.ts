@@ -24,27 +24,52 @@ export async function runMeasured(
   return { output: child.output(), peakRssBytes };
 }
 
-/** `cli reindex` (new index, catch-up, alias swap) against a raw `helpers.bulk` load of the same rows. */
-export async function benchReindex(
-  env: Record<string, string> = {},
-): Promise<{ service: ProcessRun; raw: ProcessRun }> {
-  const service = await runMeasured(ENTRY.cli, ['reindex', '--no-progress'], env);
-  const match = /Reindexed (\d+) documents .* in ([\d.]+) s/.exec(service.output);
-  if (!match) throw new Error(`unexpected reindex output: ${service.output}`);
-  const raw = await runMeasured(resolve(__dirname, 'raw-bulk.js'), [], env);
-  const rawResult = JSON.parse(raw.output.trim().split('\n').pop()!) as {
+/** Adds up rounds of one side: total documents over total seconds, the highest peak RSS. */
+function combine(runs: ProcessRun[]): ProcessRun {
+  const documents = runs.reduce((n, run) => n + run.documents, 0);
+  const seconds = runs.reduce((n, run) => n + run.seconds, 0);
+  return {
+    documents,
+    seconds,
+    perSecond: documents / seconds,
+    peakRssBytes: Math.max(...runs.map((run) => run.peakRssBytes)),
+  };
+}
+
+async function reindexOnce(env: Record<string, string>): Promise<ProcessRun> {
+  const run = await runMeasured(ENTRY.cli, ['reindex', '--no-progress'], env);
+  const match = /Reindexed (\d+) documents .* in ([\d.]+) s/.exec(run.output);
+  if (!match) throw new Error(`unexpected reindex output: ${run.output}`);
+  const documents = Number(match[1]);
+  const seconds = Number(match[2]);
+  return { documents, seconds, perSecond: documents / seconds, peakRssBytes: run.peakRssBytes };
+}
+
+async function rawBulkOnce(env: Record<string, string>): Promise<ProcessRun> {
+  const run = await runMeasured(resolve(__dirname, 'raw-bulk.js'), [], env);
+  const { documents, seconds } = JSON.parse(run.output.trim().split('\n').pop()!) as {
     documents: number;
     seconds: number;
   };
-  const documents = Number(match[1]);
-  const seconds = Number(match[2]);
-  return {
-    service: { documents, seconds, perSecond: documents / seconds, peakRssBytes: service.peakRssBytes },
-    raw: {
-      documents: rawResult.documents,
-      seconds: rawResult.seconds,
-      perSecond: rawResult.documents / rawResult.seconds,
-      peakRssBytes: raw.peakRssBytes,
-    },
-  };
+  return { documents, seconds, perSecond: documents / seconds, peakRssBytes: run.peakRssBytes };
+}
+
+/**
+ * `cli reindex` (new index, catch-up, alias swap) against a raw `helpers.bulk` load of the same
+ * rows, in alternating rounds (reindex, raw, reindex, raw…) so neither always gets the quieter turn.
+ */
+export async function benchReindex({
+  rounds = 1,
+  env = {},
+}: { rounds?: number; env?: Record<string, string> } = {}): Promise<{
+  service: ProcessRun;
+  raw: ProcessRun;
+}> {
+  const service: ProcessRun[] = [];
+  const raw: ProcessRun[] = [];
+  for (let round = 0; round < rounds; round++) {
+    service.push(await reindexOnce(env));
+    raw.push(await rawBulkOnce(env));
+  }
+  return { service: combine(service), raw: combine(raw) };
 }
