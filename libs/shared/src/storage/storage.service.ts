@@ -112,18 +112,27 @@ export class StorageService implements OnApplicationShutdown {
    * reports it as deleted); any per-key error fails the call so the caller's retry covers it.
    */
   async deleteKeys(keys: string[]): Promise<void> {
-    if (keys.length === 0) return;
+    const failed = await this.tryDeleteKeys(keys);
+    if (failed.size > 0) {
+      const [key, code] = [...failed][0]!;
+      throw new Error(`DeleteObjects failed for ${failed.size} key(s), first ${key}: ${code}`);
+    }
+  }
+
+  /** Deletes up to 1,000 keys in one request; returns the keys that could not be deleted, with S3's error code. */
+  async tryDeleteKeys(keys: string[]): Promise<Map<string, string>> {
+    const failed = new Map<string, string>();
+    if (keys.length === 0) return failed;
     const result = await this.client.send(
       new DeleteObjectsCommand({
         Bucket: this.bucket,
         Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
       }),
     );
-    const failed = (result.Errors ?? []).filter((error) => error.Code !== 'NoSuchKey');
-    if (failed.length > 0) {
-      const first = failed[0]!;
-      throw new Error(`DeleteObjects failed for ${failed.length} key(s), first ${first.Key}: ${first.Code}`);
+    for (const error of result.Errors ?? []) {
+      if (error.Code !== 'NoSuchKey' && error.Key) failed.set(error.Key, error.Code ?? 'unknown');
     }
+    return failed;
   }
 
   onApplicationShutdown(): void {

@@ -22,17 +22,28 @@ const VIDEO_COLUMNS = `id, author_id AS authorId, title, description, tags, publ
 type RawVideo = Omit<VideoEntity, 'tags'> & { tags: string | string[] };
 
 /** MariaDB returns JSON columns as text, MySQL as parsed values. */
-function toVideo(raw: RawVideo): VideoEntity {
+function parseTags<T extends { tags: string | string[] }>(raw: T): Omit<T, 'tags'> & { tags: string[] } {
   return { ...raw, tags: typeof raw.tags === 'string' ? (JSON.parse(raw.tags) as string[]) : raw.tags };
 }
 
-/** Plain data access for videos: no rules here, the services hold those. */
+
 /** A deletion whose media and index document are gone: what its audit record says. */
 export interface FinishedDeletion {
   video: VideoEntity;
   objectsDeleted: number;
   purgedAt: Date;
 }
+
+/** What a search answer shows of a video. */
+export type VideoSummary = Pick<
+  VideoEntity,
+  'id' | 'authorId' | 'title' | 'description' | 'tags' | 'publishedAt'
+>;
+
+/** Only the columns a search answer shows: fewer values to send, parse and allocate per hit. */
+const SUMMARY_COLUMNS = 'id, author_id AS authorId, title, description, tags, published_at AS publishedAt';
+
+/** Plain data access for videos: no rules here, the services hold those. */
 
 @Injectable()
 export class VideoRepository {
@@ -75,17 +86,17 @@ export class VideoRepository {
       `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id IN (?)`,
       [ids],
     );
-    return rows.map(toVideo);
+    return rows.map(parseTags);
   }
 
   /** The active videos among `ids`, in one query: MySQL decides what a search may show. */
-  async findActiveByIds(ids: string[]): Promise<VideoEntity[]> {
+  async findActiveByIds(ids: string[]): Promise<VideoSummary[]> {
     if (ids.length === 0) return [];
-    const rows: RawVideo[] = await this.dataSource.query(
-      `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id IN (?) AND state = ?`,
+    const rows: (Omit<VideoSummary, 'tags'> & { tags: string | string[] })[] = await this.dataSource.query(
+      `SELECT ${SUMMARY_COLUMNS} FROM videos WHERE id IN (?) AND state = ?`,
       [ids, VideoState.Active],
     );
-    return rows.map(toVideo);
+    return rows.map(parseTags);
   }
 
   count(): Promise<number> {
@@ -98,7 +109,7 @@ export class VideoRepository {
       `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id = ? FOR UPDATE`,
       [id],
     );
-    return rows[0] ? toVideo(rows[0]) : null;
+    return rows[0] ? parseTags(rows[0]) : null;
   }
 
   /**
@@ -199,7 +210,7 @@ export class VideoRepository {
   async *rowBatches(batchSize = 1_000, changedSince?: Date): AsyncGenerator<VideoEntity[]> {
     const [where, parameters] = changedSince ? ['updated_at >= ?', [changedSince]] : ['TRUE', []];
     for await (const rows of this.keysetPages<RawVideo>(VIDEO_COLUMNS, where, parameters, batchSize)) {
-      yield rows.map(toVideo);
+      yield rows.map(parseTags);
     }
   }
 
