@@ -62,14 +62,23 @@ async function dueVideos(
   return ids;
 }
 
-async function waitUntilGone(context: CliContext, ids: string[]): Promise<void> {
+/**
+ * Waits until the deletion queue is empty, then checks MySQL once (again later if a job failed
+ * and waits for its retry). Polling Redis, not MySQL: a large `IN` count every few milliseconds
+ * would load MySQL in the worker's round only, and bias the comparison.
+ */
+async function waitUntilGone(context: CliContext, queues: JobQueues, ids: string[]): Promise<void> {
+  const deletions = queues.queue(JOB_QUEUES['delete-video']);
   for (;;) {
-    const rows: { n: string }[] = await context.dataSource.query(
-      'SELECT COUNT(*) AS n FROM videos WHERE id IN (?)',
-      [ids],
-    );
-    if (Number(rows[0]!.n) === 0) return;
-    await new Promise((done) => setTimeout(done, 50));
+    const counts = await deletions.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    if (Object.values(counts).every((n) => n === 0)) {
+      const rows: { n: string }[] = await context.dataSource.query(
+        'SELECT COUNT(*) AS n FROM videos WHERE id IN (?)',
+        [ids],
+      );
+      if (Number(rows[0]!.n) === 0) return;
+    }
+    await new Promise((done) => setTimeout(done, 20));
   }
 }
 
@@ -133,7 +142,7 @@ export async function benchPurge(
     const cpu0 = cpuSeconds();
     const t0 = performance.now();
     await deletionQueue.resume();
-    await waitUntilGone(context, ids);
+    await waitUntilGone(context, queues, ids);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = cpuSince(cpu0);
     await deletionQueue.pause();

@@ -14,7 +14,7 @@ export interface HttpLoad {
 
 /** autocannon's merge of raw runs (latency histograms added up); its types do not declare it. */
 const { aggregateResult } = autocannon as unknown as {
-  aggregateResult(results: autocannon.Result[], opts: autocannon.Options): autocannon.Result;
+  aggregateResult(this: void, results: autocannon.Result[], opts: autocannon.Options): autocannon.Result;
 };
 
 function options(load: HttpLoad): autocannon.Options {
