@@ -26,7 +26,6 @@ function parseTags<T extends { tags: string | string[] }>(raw: T): Omit<T, 'tags
   return { ...raw, tags: typeof raw.tags === 'string' ? (JSON.parse(raw.tags) as string[]) : raw.tags };
 }
 
-
 /** A deletion whose media and index document are gone: what its audit record says. */
 export interface FinishedDeletion {
   video: VideoEntity;
