@@ -1,6 +1,5 @@
 import { startElasticsearchNode } from '../elasticsearch-node';
-import { ENTRY, runProcess } from '../processes';
-import { tally } from '../traffic';
+import { sleep, tally } from '../traffic';
 import {
   deletedShown,
   during,
@@ -8,9 +7,9 @@ import {
   improperAnswers,
   indexDrift,
   probeDeleted,
+  reconcile,
   runDrill,
   settleDeletions,
-  sleep,
   startDrillLoad,
   untouchedMissed,
   wholeStateViolations,
@@ -32,7 +31,7 @@ export async function elasticsearchOutage(options: ElasticsearchOutageOptions): 
   const es = await startElasticsearchNode();
   try {
     return await runDrill({ ELASTICSEARCH_URL: es.url }, options.videos, async (drill) => {
-      const { context, env } = drill;
+      const { context } = drill;
       const load = startDrillLoad(
         drill,
         options,
@@ -56,7 +55,7 @@ export async function elasticsearchOutage(options: ElasticsearchOutageOptions): 
       // Let the worker finish what the outage held up, then compare and repair.
       const deletes = await settleDeletions(context, sent, 300_000);
       const driftBefore = await indexDrift(context);
-      const reconcile = await runProcess(ENTRY.cli, ['reconcile'], env);
+      const repair = await reconcile(drill);
       const driftAfter = await indexDrift(context);
       const deleted = new Set(deletes.filter((s) => s.status === 200).map((s) => s.videoId!));
       const probes = await probeDeleted(drill.system.api, drill.bearer, drill.ids, deleted);
@@ -82,9 +81,7 @@ export async function elasticsearchOutage(options: ElasticsearchOutageOptions): 
         ...shown.map((s) => `deleted video shown: ${explain(s)}`),
         ...untouchedMissed(sent).map((s) => `search missed a video that was never deleted: ${explain(s)}`),
         ...probes.failures,
-        ...(reconcile.code === 0
-          ? []
-          : [`reconcile exited ${reconcile.code}: ${reconcile.output.slice(-500)}`]),
+        ...(repair.failure ? [repair.failure] : []),
         ...(driftAfter.total === 0
           ? []
           : [`index still differs from MySQL after reconcile: ${JSON.stringify(driftAfter)}`]),
@@ -93,10 +90,6 @@ export async function elasticsearchOutage(options: ElasticsearchOutageOptions): 
       if (outageSearches.length === 0) violations.push('no search ran during the outage');
       if (during(sent, 'outage', 'delete').length === 0) violations.push('no delete ran during the outage');
 
-      const repaired =
-        /(\d+) missing and (\d+) stale documents rewritten, (\d+) orphaned documents removed/.exec(
-          reconcile.output,
-        );
       return {
         load: `${options.videos} videos; ${deletes.length} deletes (soft, soft now, permanent in turn) and ${searches.length} exact-title searches at ${options.searchRate}/s`,
         faults: `own Elasticsearch node stopped for ${Math.round(options.outageMs / 1000)} s, back (yellow) in ${(returnMs / 1000).toFixed(0)} s`,
@@ -107,9 +100,7 @@ export async function elasticsearchOutage(options: ElasticsearchOutageOptions): 
           `searches during the outage ${tally(outageSearches)}, after the return ${tally(afterSearches)}; ` +
           `deleted shown ${shown.length + probes.failures.length} (${probes.probes} title probes); ` +
           `index drift at return ${driftAtReturn.total}, before reconcile ${driftBefore.total}` +
-          (repaired
-            ? ` (reconcile: ${repaired[1]} missing + ${repaired[2]} stale rewritten, ${repaired[3]} removed)`
-            : '') +
+          ` (reconcile: ${repair.summary})` +
           `, after ${driftAfter.total}; end states: ${whole.counts.untouched} untouched, ${whole.counts.soft_deleted} soft deleted, ${whole.counts.purged} purged, ${whole.violations.length} partial`,
         violations,
       };
