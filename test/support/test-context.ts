@@ -12,8 +12,9 @@ export interface TestContext extends CliContext {
   indexedIds(): Promise<string[]>;
 }
 
-export async function openTestContext(): Promise<TestContext> {
-  const config = loadConfig();
+/** The test environment, with `env` overriding it (a test's own MySQL or Elasticsearch). */
+export async function openTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+  const config = loadConfig({ ...process.env, ...env });
   const context = await openCliContext(config);
   const client = context.search.client;
   const allMediaKeys = async () => {
