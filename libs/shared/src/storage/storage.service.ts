@@ -32,6 +32,10 @@ export class StorageService implements OnApplicationShutdown {
       forcePathStyle: config.S3_FORCE_PATH_STYLE,
       credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
       maxAttempts: 3,
+      // Checksums only where S3 requires one (DeleteObjects): S3-compatible stores do not all check
+      // the SDK's newer default checksums, and computing them costs CPU on every request.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
   }
 
