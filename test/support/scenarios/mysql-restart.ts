@@ -89,9 +89,12 @@ export async function mysqlRestart(options: MysqlRestartOptions): Promise<Scenar
       const repair = await reconcile(drill);
       const whole = await wholeStateViolations(context, drill.ids, sent);
 
-      // Requests sent once the server had been back for `settleMs` must all succeed.
+      // Requests sent once the server had been back for `settleMs`, and answered before it was
+      // stopped again (one still in flight at the next stop may rightly fail), must all succeed.
       const settled = (s: DrillSent) =>
-        afterStarts.some((at) => s.phase === 'after' && s.sentAt >= at + options.settleMs);
+        s.phase === 'after' &&
+        s.donePhase === 'after' &&
+        afterStarts.some((at) => s.sentAt >= at + options.settleMs);
       const outage = during(sent, 'outage');
       const shown = deletedShown(sent);
       const violations = [
@@ -99,7 +102,11 @@ export async function mysqlRestart(options: MysqlRestartOptions): Promise<Scenar
         ...outage.filter((s) => s.status !== 503).map((s) => `not 503 while MySQL was down: ${explain(s)}`),
         ...sent
           .filter((s) => settled(s) && s.status !== 200)
-          .map((s) => `not 200 after recovery: ${explain(s)}`),
+          .map((s) => {
+            const back = afterStarts.filter((at) => at <= s.sentAt);
+            const since = ((s.sentAt - back[back.length - 1]!) / 1_000).toFixed(1);
+            return `not 200 ${since} s after return ${back.length}: ${explain(s)}`;
+          }),
         ...shown.map((s) => `deleted video shown: ${explain(s)}`),
         ...untouchedMissed(sent).map((s) => `search missed a video that was never deleted: ${explain(s)}`),
         ...(stuck === 0
@@ -109,6 +116,15 @@ export async function mysqlRestart(options: MysqlRestartOptions): Promise<Scenar
         ...(repair.failure ? [repair.failure] : []),
         ...whole.violations,
       ];
+      // What the API logged about each request that failed once it should have recovered.
+      const apiLog = system.processes[0]!.output().split('\n');
+      for (const failed of sent.filter((s) => settled(s) && s.status !== 200)) {
+        const line = apiLog.find(
+          (l) => l.includes('dependency unavailable') && l.includes(`"url":"${failed.path}"`),
+        );
+        const message = line ? /"msg":"((?:[^"\\]|\\.)*)"/.exec(line)?.[1] : undefined;
+        if (message) violations.push(`API log for ${failed.path}: ${message.slice(0, 400)}`);
+      }
       if (!outage.some((s) => s.kind === 'delete')) violations.push('no delete ran while MySQL was down');
       if (!outage.some((s) => s.kind === 'search')) violations.push('no search ran while MySQL was down');
 
