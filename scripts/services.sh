@@ -706,6 +706,14 @@ cmd_down() {
   if selected mysql; then mysql_down; fi
 }
 
+# Downloads and unpacks Elasticsearch without starting it: tests that stop a node start their own
+# from this install, even where the shared one runs from elsewhere. Prints the install's path.
+cmd_install() {
+  take_lock
+  es_ensure_installed
+  printf '%s\n' "$ES_HOME"
+}
+
 # Exit status 0 when every service is up, 3 (LSB "not running") otherwise.
 cmd_status() {
   STATUS_RC=0
@@ -726,6 +734,7 @@ usage() {
 usage: $0 up [SERVICE...]     start (or reuse) services; default: all
        $0 down [SERVICE...]   stop what this script started; default: all
        $0 status              one line per service: NAME up|down URL
+       $0 install             download and unpack Elasticsearch without starting it
 services: ${ALL_SERVICES[*]}
 EOF
   exit 2
@@ -737,5 +746,6 @@ case "$cmd" in
   up) cmd_up "$@" ;;
   down) cmd_down "$@" ;;
   status) cmd_status ;;
+  install) cmd_install ;;
   *) usage ;;
 esac

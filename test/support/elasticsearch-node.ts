@@ -28,21 +28,19 @@ export interface ElasticsearchNode {
 const ROOT = resolve(__dirname, '../..');
 
 /**
- * The distribution `scripts/services.sh up` unpacks (the same variables choose it), or `ES_HOME`.
- * A worktree without its own `.cache` can point `SERVICES_CACHE` at another checkout's.
+ * The distribution `scripts/services.sh` unpacks (the same variables choose it), or `ES_HOME`.
+ * Where the shared Elasticsearch runs from another checkout, this one's is unpacked on demand.
  */
 function elasticsearchHome(): string {
-  const home =
-    process.env.ES_HOME ??
-    resolve(
-      process.env.SERVICES_CACHE ?? resolve(ROOT, '.cache'),
-      `elasticsearch-${process.env.ES_VERSION ?? '8.19.21'}`,
-    );
+  if (process.env.ES_HOME) return process.env.ES_HOME;
+  const home = resolve(
+    process.env.SERVICES_CACHE ?? resolve(ROOT, '.cache'),
+    `elasticsearch-${process.env.ES_VERSION ?? '8.19.21'}`,
+  );
   if (!existsSync(resolve(home, 'bin/elasticsearch'))) {
-    throw new Error(
-      `No Elasticsearch distribution at ${home}: run \`bash scripts/services.sh up\` with nothing on ` +
-        'port 9200 once (it unpacks it there), or set ES_HOME / SERVICES_CACHE',
-    );
+    execFileSync('bash', [resolve(ROOT, 'scripts/services.sh'), 'install'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   return home;
 }
