@@ -80,8 +80,10 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     ];
     for (const [name, every] of schedules) {
       const queue = this.queues.queue(JOB_QUEUES[name]);
-      if (onlyMissing && (await queue.getJobScheduler(name))) continue;
-      if (onlyMissing) this.logger.warn({ scheduler: name }, 'schedule missing from Redis: re-created');
+      if (onlyMissing) {
+        if (await queue.getJobScheduler(name)) continue;
+        this.logger.warn({ scheduler: name }, 'schedule missing from Redis: re-created');
+      }
       await queue.upsertJobScheduler(name, { every }, { name, data: {} });
     }
   }

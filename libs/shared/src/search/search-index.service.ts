@@ -110,9 +110,13 @@ export class SearchIndexService {
     }
   }
 
+  /** Removes documents in one bulk request; ones already gone count as removed. */
   async deleteDocuments(ids: string[], index: string = this.alias): Promise<void> {
     if (ids.length === 0) return;
-    await this.client.bulk({ operations: ids.map((id) => ({ delete: { _index: index, _id: id } })) });
+    const failures = (await this.deleteBatch(ids, index)).filter((error) => error !== undefined);
+    if (failures.length > 0) {
+      throw new Error(`Bulk deletion failed for ${failures.length} document(s): ${failures[0]!.message}`);
+    }
   }
 
   /** Creates the first versioned index and points the alias at it, unless the alias already exists. */
@@ -174,9 +178,10 @@ export class SearchIndexService {
     return this.deletions.add(id);
   }
 
-  private async deleteBatch(ids: string[]): Promise<(Error | undefined)[]> {
+  /** One bulk request of deletions; answers per document: `undefined` when gone, or its error. */
+  private async deleteBatch(ids: string[], index: string = this.alias): Promise<(Error | undefined)[]> {
     const response = await this.client.bulk({
-      operations: ids.map((id) => ({ delete: { _index: this.alias, _id: id } })),
+      operations: ids.map((id) => ({ delete: { _index: index, _id: id } })),
       refresh: false,
     });
     return response.items.map((item) => {

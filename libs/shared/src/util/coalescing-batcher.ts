@@ -13,12 +13,11 @@ interface Waiting<T> {
  */
 export class CoalescingBatcher<T> {
   private readonly waiting: Waiting<T>[] = [];
-  private inFlight = 0;
+  private sending = false;
 
   constructor(
     private readonly send: (items: T[]) => Promise<(Error | undefined)[]>,
     private readonly maxBatch = 500,
-    private readonly maxInFlight = 1,
   ) {}
 
   add(item: T): Promise<void> {
@@ -29,10 +28,9 @@ export class CoalescingBatcher<T> {
   }
 
   private drain(): void {
-    while (this.inFlight < this.maxInFlight && this.waiting.length > 0) {
-      this.inFlight += 1;
-      void this.flush(this.waiting.splice(0, this.maxBatch));
-    }
+    if (this.sending || this.waiting.length === 0) return;
+    this.sending = true;
+    void this.flush(this.waiting.splice(0, this.maxBatch));
   }
 
   private async flush(batch: Waiting<T>[]): Promise<void> {
@@ -46,7 +44,7 @@ export class CoalescingBatcher<T> {
     } catch (error) {
       for (const entry of batch) entry.reject(error);
     } finally {
-      this.inFlight -= 1;
+      this.sending = false;
       this.drain();
     }
   }

@@ -43,7 +43,6 @@ export type VideoSummary = Pick<
 const SUMMARY_COLUMNS = 'id, author_id AS authorId, title, description, tags, published_at AS publishedAt';
 
 /** Plain data access for videos: no rules here, the services hold those. */
-
 @Injectable()
 export class VideoRepository {
   private readonly videos: Repository<VideoEntity>;
