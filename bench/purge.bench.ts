@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { Queue } from 'bullmq';
 import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
 import type { CliContext } from '../apps/worker/src/cli/cli-context';
+import { sleep } from '../test/support/processes';
 import { startWorker } from './lib/bench-env';
 import { closedLoop } from './lib/stats';
 import { cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
@@ -71,9 +73,8 @@ async function dueVideos(
 async function waitUntilGone(context: CliContext, queues: JobQueues, ids: string[]): Promise<void> {
   const deletions = queues.queue(JOB_QUEUES['delete-video']);
   for (;;) {
-    const counts = await deletions.getJobCounts('waiting', 'active', 'prioritized');
     let pauseMs = 20;
-    if (Object.values(counts).every((n) => n === 0)) {
+    if (await idle(deletions)) {
       const rows: { n: string }[] = await context.dataSource.query(
         'SELECT COUNT(*) AS n FROM videos WHERE id IN (?)',
         [ids],
@@ -81,18 +82,19 @@ async function waitUntilGone(context: CliContext, queues: JobQueues, ids: string
       if (Number(rows[0]!.n) === 0) return;
       pauseMs = 500;
     }
-    await new Promise((done) => setTimeout(done, pauseMs));
+    await sleep(pauseMs);
   }
+}
+
+/** No job of the queue is waiting or running (delayed ones may be). */
+async function idle(queue: Queue): Promise<boolean> {
+  const counts = await queue.getJobCounts('waiting', 'active', 'prioritized');
+  return Object.values(counts).every((n) => n === 0);
 }
 
 /** Waits until no sweep or reconcile job is waiting or running (the next ones are delayed). */
 async function maintenanceSettled(queues: JobQueues): Promise<void> {
-  const maintenance = queues.queue(JOB_QUEUES['reconcile-index']);
-  for (;;) {
-    const counts = await maintenance.getJobCounts('active', 'waiting', 'prioritized');
-    if (Object.values(counts).every((n) => n === 0)) return;
-    await new Promise((done) => setTimeout(done, 100));
-  }
+  while (!(await idle(queues.queue(JOB_QUEUES['reconcile-index'])))) await sleep(100);
 }
 
 /** Adds up rounds of one side: total videos over total seconds, CPU summed per part. */

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createGunzip } from 'node:zlib';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { CliContext } from '../apps/worker/src/cli/cli-context';
-import { ENTRY } from '../test/support/processes';
+import { ENTRY, sleep } from '../test/support/processes';
 import { benchToken, peakRss, startApi, startWorker } from './lib/bench-env';
 import { httpLoad } from './lib/load';
 import { queryMix } from './lib/queries';
@@ -72,7 +72,7 @@ async function reconcileInWorker(config: AppConfig): Promise<number> {
       const state = await job.getState();
       if (state === 'completed') return (performance.now() - started) / 1000;
       if (state === 'failed') throw new Error(`reconcile failed: ${job.failedReason ?? ''}`);
-      await new Promise((done) => setTimeout(done, 1_000));
+      await sleep(1_000);
     }
   } finally {
     await queues.close();

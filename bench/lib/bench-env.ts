@@ -4,13 +4,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { loadConfig } from '@app/shared/config/load-config';
 import { migrate } from '@app/shared/database/data-source';
 import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
-import {
-  ENTRY,
-  freePort,
-  startProcess,
-  waitForStatus,
-  type RunningProcess,
-} from '../../test/support/processes';
+import { startService, type RunningProcess } from '../../test/support/processes';
 
 /**
  * Benchmarks run on the local services with their own database, index alias and bucket, so a
@@ -50,21 +44,14 @@ export function benchToken(): string {
   });
 }
 
-export async function startApi(
+export function startApi(
   env: Record<string, string> = {},
 ): Promise<{ url: string; process: RunningProcess }> {
-  const port = await freePort();
-  const running = startProcess(ENTRY.api, { ...BENCH_ENV, ...env, PORT: String(port) });
-  const url = `http://127.0.0.1:${port}`;
-  await waitForStatus(`${url}/health/ready`, 200, 60_000);
-  return { url, process: running };
+  return startService('api', { ...BENCH_ENV, ...env });
 }
 
 export async function startWorker(env: Record<string, string> = {}): Promise<RunningProcess> {
-  const port = await freePort();
-  const running = startProcess(ENTRY.worker, { ...BENCH_ENV, ...env, WORKER_PORT: String(port) });
-  await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000);
-  return running;
+  return (await startService('worker', { ...BENCH_ENV, ...env })).process;
 }
 
 /** Samples a process's peak resident memory (VmHWM) until it exits; Linux only. */

@@ -1,4 +1,4 @@
-import type { RunningProcess } from '../support/processes';
+import { sleep, type RunningProcess } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { seedVideos, waitUntilGone } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
@@ -45,7 +45,7 @@ describe('chaos: soft deletes with retentionDays=0 while workers are killed and 
     let flushed = false;
     const stormEnds = Date.now() + STORM_MS;
     while (Date.now() < stormEnds) {
-      await new Promise((done) => setTimeout(done, KILL_EVERY_MS));
+      await sleep(KILL_EVERY_MS);
       await worker.stop('SIGKILL');
       kills += 1;
       if (!flushed) {

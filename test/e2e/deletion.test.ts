@@ -1,6 +1,6 @@
 import { deletionJobId } from '@app/shared/queue/jobs';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { waitFor } from '../support/processes';
+import { sleep, waitFor } from '../support/processes';
 import { remains, seedVideos } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
@@ -176,7 +176,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (SPEC ยง6, ย
       await restore(id!);
       // A purge for this video, if one were still pending, would find it active and leave it.
       await queues.ensureDeletionJob(id!, 0);
-      await new Promise((done) => setTimeout(done, 1_500));
+      await sleep(1_500);
       expect(await remains(context, id!)).toMatchObject({ row: { state: 'active' }, objects: 2, audits: [] });
     });
 

@@ -1,5 +1,5 @@
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
-import { waitFor } from '../support/processes';
+import { sleep, waitFor } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { remains, seedVideos } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
@@ -43,7 +43,7 @@ describe('graceful shutdown on SIGTERM', () => {
         (error: unknown) => String(error),
       ),
     );
-    await new Promise((done) => setTimeout(done, 500));
+    await sleep(500);
     const exited = api.stop('SIGTERM');
     expect(await Promise.all(inFlight)).toEqual(Array.from({ length: 40 }, () => 200));
     await exited;

@@ -66,6 +66,32 @@ export async function runProcess(
   return { code, output: running.output() };
 }
 
+export function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+const PORT_VARIABLE = { api: 'PORT', worker: 'WORKER_PORT' } as const;
+
+/**
+ * Starts the API or the worker on a free port and waits until its readiness probe answers 200.
+ * A process that never gets ready is killed, and the error carries the end of its output.
+ */
+export async function startService(
+  kind: 'api' | 'worker',
+  env: Record<string, string> = {},
+): Promise<{ url: string; process: RunningProcess }> {
+  const port = await freePort();
+  const running = startProcess(ENTRY[kind], { ...env, [PORT_VARIABLE[kind]]: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForStatus(`${url}/health/ready`, 200, 60_000);
+  } catch (error) {
+    await running.stop('SIGKILL');
+    throw new Error(`${kind} never got ready: ${String(error)}\n${running.output().slice(-4_000)}`);
+  }
+  return { url, process: running };
+}
+
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T | undefined>,
@@ -80,7 +106,7 @@ export async function waitFor<T>(
     } catch (error) {
       lastError = error;
     }
-    await new Promise((done) => setTimeout(done, intervalMs));
+    await sleep(intervalMs);
   }
   throw new Error(
     `Timed out waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`,

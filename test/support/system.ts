@@ -1,5 +1,5 @@
 import { signDevToken } from '@app/shared/auth/dev-token';
-import { ENTRY, freePort, startProcess, waitForStatus, type RunningProcess } from './processes';
+import { startService, type RunningProcess } from './processes';
 
 export interface System {
   api: string;
@@ -18,33 +18,24 @@ export async function startSystem(
   { worker = true }: { worker?: boolean } = {},
 ): Promise<System> {
   const processes: RunningProcess[] = [];
-  const apiPort = await freePort();
-  processes.push(startProcess(ENTRY.api, { ...env, PORT: String(apiPort) }));
-  const api = `http://127.0.0.1:${apiPort}`;
   let workerHealth = '';
-  const startWorker = async (extra: Record<string, string> = {}) => {
-    const port = await freePort();
-    const running = startProcess(ENTRY.worker, { ...env, ...extra, WORKER_PORT: String(port) });
-    processes.push(running);
-    workerHealth ||= `http://127.0.0.1:${port}`;
-    await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000);
-    return running;
-  };
   const startApi = async (extra: Record<string, string> = {}) => {
-    const port = await freePort();
-    const running = startProcess(ENTRY.api, { ...env, ...extra, PORT: String(port) });
-    processes.push(running);
-    const url = `http://127.0.0.1:${port}`;
-    await waitForStatus(`${url}/health/ready`, 200, 60_000);
-    return { url, process: running };
+    const started = await startService('api', { ...env, ...extra });
+    processes.push(started.process);
+    return started;
   };
-  try {
-    await waitForStatus(`${api}/health/ready`, 200, 60_000);
-    if (worker) await startWorker();
-  } catch (error) {
-    const output = processes.map((p) => p.output()).join('\n');
-    await Promise.all(processes.map((p) => p.stop('SIGKILL')));
-    throw new Error(`${String(error)}\n${output.slice(-4000)}`);
+  const startWorker = async (extra: Record<string, string> = {}) => {
+    const { url, process } = await startService('worker', { ...env, ...extra });
+    processes.push(process);
+    workerHealth ||= url;
+    return process;
+  };
+  const { url: api } = await startApi();
+  if (worker) {
+    await startWorker().catch(async (error: unknown) => {
+      await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+      throw error;
+    });
   }
   return {
     api,

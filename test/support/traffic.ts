@@ -1,3 +1,5 @@
+import { sleep } from './processes';
+
 /** One request of a load run, as the client saw it. */
 export interface Sent {
   kind: string;
@@ -94,10 +96,6 @@ export async function runLoops(options: {
       }
     }),
   );
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
 }
 
 /** `{ "200": 12, "503": 3 }` as `200×12, 503×3`. */

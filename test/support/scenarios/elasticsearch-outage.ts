@@ -1,7 +1,9 @@
 import { startElasticsearchNode } from '../elasticsearch-node';
-import { sleep, tally } from '../traffic';
+import { sleep } from '../processes';
+import { tally } from '../traffic';
 import {
   deletedShown,
+  drillViolations,
   during,
   explain,
   improperAnswers,
@@ -11,7 +13,6 @@ import {
   runDrill,
   settleDeletions,
   startDrillLoad,
-  untouchedMissed,
   wholeStateViolations,
   type DrillOptions,
 } from './outage-drill';
@@ -78,14 +79,11 @@ export async function elasticsearchOutage(options: ElasticsearchOutageOptions): 
         ...sent
           .filter((s) => s.phase === 'outage' && s.doneAt - s.sentAt > 2_000)
           .map((s) => `slow answer during the outage (${s.doneAt - s.sentAt} ms): ${explain(s)}`),
-        ...shown.map((s) => `deleted video shown: ${explain(s)}`),
-        ...untouchedMissed(sent).map((s) => `search missed a video that was never deleted: ${explain(s)}`),
         ...probes.failures,
-        ...(repair.failure ? [repair.failure] : []),
         ...(driftAfter.total === 0
           ? []
           : [`index still differs from MySQL after reconcile: ${JSON.stringify(driftAfter)}`]),
-        ...whole.violations,
+        ...drillViolations(sent, shown, repair, whole),
       ];
       if (outageSearches.length === 0) violations.push('no search ran during the outage');
       if (during(sent, 'outage', 'delete').length === 0) violations.push('no delete ran during the outage');

@@ -1,8 +1,9 @@
 import { startOwnMysql } from '../mysql-server';
-import { waitFor, waitForStatus } from '../processes';
-import { sleep, tally } from '../traffic';
+import { sleep, waitFor, waitForStatus } from '../processes';
+import { tally } from '../traffic';
 import {
   deletedShown,
+  drillViolations,
   during,
   explain,
   improperAnswers,
@@ -10,7 +11,6 @@ import {
   runDrill,
   settleDeletions,
   startDrillLoad,
-  untouchedMissed,
   wholeStateViolations,
   type DrillOptions,
   type DrillSent,
@@ -107,14 +107,11 @@ export async function mysqlRestart(options: MysqlRestartOptions): Promise<Scenar
             const since = ((s.sentAt - back[back.length - 1]!) / 1_000).toFixed(1);
             return `not 200 ${since} s after return ${back.length}: ${explain(s)}`;
           }),
-        ...shown.map((s) => `deleted video shown: ${explain(s)}`),
-        ...untouchedMissed(sent).map((s) => `search missed a video that was never deleted: ${explain(s)}`),
         ...(stuck === 0
           ? []
           : ['deletions left unfinished (deleting, or soft deleted past their purge date)']),
         ...(workerReady === true ? [] : ['worker not ready after the restarts']),
-        ...(repair.failure ? [repair.failure] : []),
-        ...whole.violations,
+        ...drillViolations(sent, shown, repair, whole),
       ];
       // What the API logged about each request that failed once it should have recovered.
       const apiLog = system.processes[0]!.output().split('\n');

@@ -332,6 +332,24 @@ export async function indexDrift(
   return { missing, stale, orphaned, total: missing + stale + orphaned };
 }
 
+/**
+ * What both drills forbid whatever the fault: a deleted video shown, a video never deleted missed
+ * by a search for its title, a failed reconcile, a video left half deleted.
+ */
+export function drillViolations(
+  sent: DrillSent[],
+  shown: DrillSent[],
+  repair: { failure?: string },
+  whole: { violations: string[] },
+): string[] {
+  return [
+    ...shown.map((s) => `deleted video shown: ${explain(s)}`),
+    ...untouchedMissed(sent).map((s) => `search missed a video that was never deleted: ${explain(s)}`),
+    ...(repair.failure ? [repair.failure] : []),
+    ...whole.violations,
+  ];
+}
+
 /** The requests of a phase (sent and answered in it) of one kind. */
 export function during(sent: DrillSent[], phase: Phase, kind?: string): DrillSent[] {
   return sent.filter((s) => s.phase === phase && s.donePhase === phase && (!kind || s.kind === kind));

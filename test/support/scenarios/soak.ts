@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { ENTRY, runProcess } from '../processes';
+import { ENTRY, runProcess, sleep } from '../processes';
 import { startOwnRedis } from '../redis-server';
 import { startSystem, token, type System } from '../system';
 import { openTestContext, type TestContext } from '../test-context';
-import { runLoops, send, sleep, tally, type Sent } from '../traffic';
+import { runLoops, send, tally, type Sent } from '../traffic';
 import type { ScenarioReport } from './report';
 
 export interface SoakOptions {
