@@ -457,17 +457,24 @@ EOF
   if [[ $EUID -eq 0 ]]; then
     chown -R "$ES_USER:$ES_USER" "$ES_DIR" "$LOG_DIR/elasticsearch"
   fi
-  # A checkout in a private directory (mktemp -d makes them 0700) hides the install
-  # and the data from the unprivileged user: as root, let it pass through (o+x:
-  # enter, not list) the parent directories that stop it. Then fail clearly if
-  # it still cannot reach them.
+  es_install_reachable
   if [[ $EUID -eq 0 ]]; then
-    es_grant_traverse "$ES_HOME" "$ES_DIR" "$LOG_DIR/elasticsearch"
+    es_grant_traverse "$ES_DIR" "$LOG_DIR/elasticsearch"
+  fi
+  es_run_as test -w "$ES_DIR/data" ||
+    die "user $ES_USER cannot write $ES_DIR/data; put SERVICES_DIR somewhere it can reach"
+}
+
+# A checkout in a private directory (mktemp -d makes them 0700) hides the install
+# from the unprivileged user: as root, let it pass through (o+x: enter, not list)
+# the parent directories that stop it. Then fail clearly if it still cannot.
+es_install_reachable() {
+  es_ensure_user
+  if [[ $EUID -eq 0 ]]; then
+    es_grant_traverse "$ES_HOME"
   fi
   es_run_as test -x "$ES_HOME/bin/elasticsearch" ||
     die "user $ES_USER cannot read $ES_HOME; put SERVICES_CACHE somewhere world-readable"
-  es_run_as test -w "$ES_DIR/data" ||
-    die "user $ES_USER cannot write $ES_DIR/data; put SERVICES_DIR somewhere it can reach"
 }
 
 # Adds o+x to each ancestor of the given paths that the ES user cannot enter.
@@ -710,7 +717,9 @@ cmd_down() {
 # from this install, even where the shared one runs from elsewhere. Prints the install's path.
 cmd_install() {
   take_lock
+  require_cmd setpriv util-linux
   es_ensure_installed
+  es_install_reachable
   printf '%s\n' "$ES_HOME"
 }
 
