@@ -19,10 +19,13 @@ export function promptRetryBackoff(
   return step * (1 + random());
 }
 
-/** The client's transport with `promptRetryBackoff` (the client has no option for it). */
+/**
+ * The client's transport with `promptRetryBackoff` (the client has no option for it) and without
+ * OpenTelemetry spans: no tracing SDK runs here, and a span per request costs CPU for nothing.
+ */
 class PromptRetryTransport extends SniffingTransport {
   constructor(options: TransportOptions) {
-    super({ ...options, retryBackoff: promptRetryBackoff });
+    super({ ...options, retryBackoff: promptRetryBackoff, openTelemetry: { enabled: false } });
   }
 }
 
