@@ -14,7 +14,7 @@ import { benchSoftDelete } from './delete.bench';
 import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
 import { benchScale, type ScaleBench } from './scale.bench';
-import { benchSearch } from './search.bench';
+import { benchSearch, type SearchBench } from './search.bench';
 
 const quick = process.argv.includes('--quick');
 const SCALE = Number(process.env.BENCH_SCALE ?? 1_000_000);
@@ -26,6 +26,10 @@ const rate = (v: number) => v.toFixed(0);
 const cpuPerVideo = (run: PurgeBench['worker'], node: string) =>
   [node, 'elasticsearch', 'mysql', 's3proxy', 'redis']
     .map((part) => (((run.cpu[part] ?? 0) * 1000) / run.videos).toFixed(2))
+    .join(' / ');
+const cpuPerRequest = (run: SearchBench['api']) =>
+  ['api', 'elasticsearch', 'mysql', 'bench']
+    .map((part) => (((run.cpu[part] ?? 0) * 1000) / run.requests).toFixed(2))
     .join(' / ');
 const row = (name: string, s: RunStats) => [
   name,
@@ -63,6 +67,7 @@ async function main(): Promise<void> {
       concurrency: CONCURRENCY,
       seconds: quick ? 8 : 24,
       rounds: quick ? 2 : 4,
+      warmupSeconds: quick ? 4 : 12,
     });
     log('soft delete');
     const softDelete = await benchSoftDelete(context, api.url, {
@@ -130,11 +135,25 @@ async function main(): Promise<void> {
       tables: [
         {
           title: `Search (${CONCURRENCY} connections, query mix from the sample, ${quick ? 8 : 24} s each in ${quick ? 2 : 4} alternating rounds after a warm-up)`,
-          header: ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors'],
+          header: [
+            'system',
+            'req/s',
+            'p50 ms',
+            'p99 ms',
+            'requests',
+            'errors',
+            'CPU ms per request: API / ES / MySQL / load generator',
+          ],
           rows: [
-            row('API (auth, validation, Elasticsearch, MySQL check)', search.api),
-            row('Elasticsearch direct, same body', search.elasticsearch),
-            row('MySQL FULLTEXT, natural language', search.mysqlFulltext),
+            [
+              ...row('API (auth, validation, Elasticsearch, MySQL check)', search.api),
+              cpuPerRequest(search.api),
+            ],
+            [
+              ...row('Elasticsearch direct, same body', search.elasticsearch),
+              cpuPerRequest(search.elasticsearch),
+            ],
+            [...row('MySQL FULLTEXT, natural language', search.mysqlFulltext), ''],
           ],
         },
         {

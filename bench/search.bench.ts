@@ -3,13 +3,14 @@ import { buildSearchRequest } from '@app/shared/search/search-query.builder';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { CliContext } from '../apps/worker/src/cli/cli-context';
 import { benchToken } from './lib/bench-env';
+import type { CpuSeconds } from './lib/cpu';
 import { alternatingLoads } from './lib/load';
 import { queryMix } from './lib/queries';
 import { closedLoop, type RunStats } from './lib/stats';
 
 export interface SearchBench {
-  api: RunStats;
-  elasticsearch: RunStats;
+  api: RunStats & { cpu: CpuSeconds };
+  elasticsearch: RunStats & { cpu: CpuSeconds };
   mysqlFulltext: RunStats;
 }
 
@@ -22,7 +23,12 @@ export async function benchSearch(
   config: AppConfig,
   context: CliContext,
   apiUrl: string,
-  { concurrency, seconds, rounds }: { concurrency: number; seconds: number; rounds: number },
+  {
+    concurrency,
+    seconds,
+    rounds,
+    warmupSeconds,
+  }: { concurrency: number; seconds: number; rounds: number; warmupSeconds: number },
 ): Promise<SearchBench> {
   const queries = await queryMix(context.dataSource);
   const token = benchToken();
@@ -44,8 +50,9 @@ export async function benchSearch(
     },
     concurrency,
   };
-  // Warm-up (JIT, connection pools, index caches), then the two alternate.
-  await alternatingLoads({ api, elasticsearch }, { rounds: 1, seconds: 2 });
+  // Warm-up (JIT, connection pools, index caches), then the two alternate. The API's CPU per
+  // request keeps falling for about 20 s of load while V8 optimises it, hence the long warm-up.
+  await alternatingLoads({ api, elasticsearch }, { rounds: 1, seconds: warmupSeconds });
   const measured = await alternatingLoads({ api, elasticsearch }, { rounds, seconds: seconds / rounds });
 
   await context.dataSource.query('DROP TABLE IF EXISTS bench_fulltext');

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { cpuSeconds, cpuSince, type CpuSeconds } from './cpu';
 import type { RunStats } from './stats';
 
 export interface HttpLoad {
@@ -57,28 +58,36 @@ export async function httpLoad(load: HttpLoad): Promise<RunStats> {
 /**
  * Several loads measured in alternation (a, b, a, b…), each round `seconds` long, so none of them
  * always gets the warmer or the quieter minute of a shared machine. Each load's rounds are merged:
- * latency percentiles over every request, throughput over the summed time.
+ * latency percentiles over every request, throughput over the summed time, and the CPU seconds
+ * each part of the system used during that load's rounds.
  */
 export async function alternatingLoads<K extends string>(
   loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
   { rounds, seconds }: { rounds: number; seconds: number },
-): Promise<Record<K, RunStats>> {
+): Promise<Record<K, RunStats & { cpu: CpuSeconds }>> {
   const names = Object.keys(loads) as K[];
   const raw = new Map<K, autocannon.Result[]>(names.map((name) => [name, []]));
+  const cpu = new Map<K, CpuSeconds>(names.map((name) => [name, {}]));
   for (let round = 0; round < rounds; round++) {
     for (const name of names) {
       const opts = options({ ...loads[name], durationSeconds: seconds });
+      const before = cpuSeconds();
       raw.get(name)!.push(await autocannon({ ...opts, skipAggregateResult: true }));
+      const total = cpu.get(name)!;
+      for (const [part, used] of Object.entries(cpuSince(before))) total[part] = (total[part] ?? 0) + used;
     }
   }
-  const merged = {} as Record<K, RunStats>;
+  const merged = {} as Record<K, RunStats & { cpu: CpuSeconds }>;
   for (const name of names) {
     const runs = raw.get(name)!;
     const seconds = runs.reduce((sum, run) => sum + run.duration, 0);
-    merged[name] = stats(
-      aggregateResult(runs, { url: loads[name].url, connections: loads[name].concurrency }),
-      seconds,
-    );
+    merged[name] = {
+      ...stats(
+        aggregateResult(runs, { url: loads[name].url, connections: loads[name].concurrency }),
+        seconds,
+      ),
+      cpu: cpu.get(name)!,
+    };
   }
   return merged;
 }

@@ -1,24 +1,26 @@
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from '../../apps/api/src/app.module';
 import { API_ROUTES, apiDocument } from '../../apps/api/src/openapi';
 
-interface Layer {
-  route?: { path: string; methods: Record<string, boolean> };
-}
-
-/** The routes the API application really serves, read from its Express router. */
+/** The routes the API application really serves, as Fastify registers them. */
 async function servedRoutes(): Promise<string[]> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { logger: false });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), {
+    logger: false,
+  });
+  const routes: string[] = [];
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRoute', (route) => {
+      // Fastify answers HEAD for every GET by itself.
+      for (const method of [route.method].flat()) {
+        if (method !== 'HEAD') routes.push(`${method.toLowerCase()} ${route.url}`);
+      }
+    });
   try {
     await app.init();
-    const router = (app.getHttpAdapter().getInstance() as { router: { stack: Layer[] } }).router;
-    return router.stack.flatMap((layer) =>
-      // Nest's catch-all for unknown paths (answered 404) is not a route of the API.
-      layer.route && layer.route.path !== '/{*path}'
-        ? Object.keys(layer.route.methods).map((method) => `${method} ${layer.route!.path}`)
-        : [],
-    );
+    return routes;
   } finally {
     await app.close();
   }

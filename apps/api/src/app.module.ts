@@ -11,7 +11,7 @@ import { VideoModule } from './video/video.module';
 
 @Module({
   imports: [
-    LoggingModule.forApi(),
+    LoggingModule,
     InfrastructureModule,
     HealthModule,
     MetricsModule,

@@ -1,9 +1,6 @@
-import type { INestApplication } from '@nestjs/common';
-import type { Request, Response } from 'express';
-import swaggerUi from 'swagger-ui-express';
 import { z } from 'zod';
 import { buildOpenApiDocument, type RouteDoc } from '@app/shared/http/openapi';
-import { DASHBOARD_PATH } from './admin/queue-dashboard';
+import { DASHBOARD_PATH } from './admin/dashboard-path';
 import { searchPageSchema, searchQuerySchema } from './search/search-query.schema';
 import {
   deleteQuerySchema,
@@ -125,11 +122,4 @@ export function apiDocument() {
     },
     API_ROUTES,
   );
-}
-
-/** Serves the document at /docs-json and Swagger UI at /docs. */
-export function mountApiDocs(app: INestApplication): void {
-  const document = apiDocument();
-  app.use('/docs-json', (_request: Request, response: Response) => response.json(document));
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(document));
 }

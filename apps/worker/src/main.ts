@@ -1,20 +1,14 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
-import { httpMetricsMiddleware } from '@app/shared/metrics/http-metrics.middleware';
-import { MetricsService } from '@app/shared/metrics/metrics.service';
+import { createHttpApp } from '@app/shared/http/http-app';
 import { WorkerModule } from './worker.module';
 
-/** The worker process: job processors and schedules, plus health on its own port. */
+/** The worker process: job processors and schedules, plus health and metrics on its own port. */
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  const app = await NestFactory.create<NestExpressApplication>(WorkerModule, { bufferLogs: true });
-  app.useLogger(app.get(Logger));
-  app.use(httpMetricsMiddleware(app.get(MetricsService)));
-  app.enableShutdownHooks();
-  await app.listen(config.WORKER_PORT);
+  // Probes and scrapes are not worth a log line each.
+  const app = await createHttpApp(WorkerModule, config, { logRequests: false });
+  await app.listen(config.WORKER_PORT, '0.0.0.0');
 }
 
 bootstrap().catch(exitOnStartupError);

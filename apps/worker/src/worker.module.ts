@@ -24,7 +24,7 @@ const HANDLERS = [
 ];
 
 @Module({
-  imports: [LoggingModule.forWorker(), InfrastructureModule, HealthModule, MetricsModule],
+  imports: [LoggingModule, InfrastructureModule, HealthModule, MetricsModule],
   providers: [
     ...HANDLERS,
     { provide: JOB_HANDLERS, inject: HANDLERS, useFactory: (...handlers: unknown[]) => handlers },

@@ -1,16 +1,15 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
-import type { INestApplication } from '@nestjs/common';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import passport from 'passport';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { problemBody } from '@app/shared/http/problem';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import type { Actor } from '@app/shared/video/video-lifecycle';
-
-export const DASHBOARD_PATH = '/admin/queues';
+import { DASHBOARD_PATH } from './dashboard-path';
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -18,7 +17,7 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function basicCredentials(request: Request): [string, string] | null {
+function basicCredentials(request: FastifyRequest): [string, string] | null {
   const match = /^basic\s+(\S+)$/i.exec(request.headers.authorization ?? '');
   if (!match) return null;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
@@ -26,16 +25,30 @@ function basicCredentials(request: Request): [string, string] | null {
   return colon < 0 ? null : [decoded.slice(0, colon), decoded.slice(colon + 1)];
 }
 
+/** The JWT strategy's verdict on a request (passport's callback form: nothing is written to the reply). */
+function jwtUser(request: FastifyRequest, reply: FastifyReply): Promise<Actor | false> {
+  return new Promise((done) => {
+    // passport types its middleware as `any`.
+    const authenticate = passport.authenticate(
+      'jwt',
+      { session: false },
+      (error: unknown, user: Actor | false) => done(error ? false : user),
+    ) as (request: FastifyRequest, response: unknown, next: () => void) => void;
+    authenticate(request, reply.raw, () => done(false));
+  });
+}
+
 /**
- * Bull Board is plain Express middleware, outside Nest's guards, so it gets its own gate: the
+ * Bull Board runs as a Fastify plugin, outside Nest's guards, so it gets its own gate: the
  * dashboard credentials from the environment (HTTP Basic), or an admin JWT in the Authorization
  * header or the `admin_token` cookie, verified by the same passport strategy as the API.
  */
 function adminOnly(config: AppConfig) {
-  return (request: Request, response: Response, next: NextFunction): void => {
+  // An early answer returns the reply, so Fastify goes no further.
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     const refuse = (status: 401 | 403, detail: string) => {
-      if (status === 401) response.setHeader('WWW-Authenticate', ['Basic realm="queues"', 'Bearer']);
-      response
+      if (status === 401) void reply.header('WWW-Authenticate', ['Basic realm="queues"', 'Bearer']);
+      return reply
         .status(status)
         .type('application/problem+json')
         .send(JSON.stringify(problemBody(status, detail)));
@@ -47,25 +60,18 @@ function adminOnly(config: AppConfig) {
         config.ADMIN_PASSWORD !== undefined &&
         sameSecret(basic[0], config.ADMIN_USERNAME) &&
         sameSecret(basic[1], config.ADMIN_PASSWORD);
-      return ok ? next() : refuse(401, 'Wrong dashboard credentials.');
+      return ok ? undefined : refuse(401, 'Wrong dashboard credentials.');
     }
-    // passport types its middleware as `any`.
-    const authenticate = passport.authenticate(
-      'jwt',
-      { session: false },
-      (error: unknown, user: Actor | false) => {
-        if (error || !user) return refuse(401, 'Admin credentials are required.');
-        if (!user.roles.includes('admin')) return refuse(403, 'The queue dashboard is for admins.');
-        next();
-      },
-    ) as RequestHandler;
-    authenticate(request, response, next);
+    const user = await jwtUser(request, reply);
+    if (!user) return refuse(401, 'Admin credentials are required.');
+    if (!user.roles.includes('admin')) return refuse(403, 'The queue dashboard is for admins.');
+    return undefined;
   };
 }
 
 /** Mounts the queue dashboard for every queue at /admin/queues. */
-export function mountQueueDashboard(app: INestApplication, config: AppConfig): void {
-  const adapter = new ExpressAdapter();
+export async function mountQueueDashboard(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+  const adapter = new FastifyAdapter();
   adapter.setBasePath(DASHBOARD_PATH);
   createBullBoard({
     queues: app
@@ -74,5 +80,9 @@ export function mountQueueDashboard(app: INestApplication, config: AppConfig): v
       .map((queue) => new BullMQAdapter(queue, { readOnlyMode: false })),
     serverAdapter: adapter,
   });
-  app.use(DASHBOARD_PATH, adminOnly(config), adapter.getRouter());
+  // A scope of its own: the gate covers the dashboard's routes and nothing else.
+  await app.register(async (scope: FastifyInstance) => {
+    scope.addHook('onRequest', adminOnly(config));
+    await scope.register(adapter.registerPlugin(), { prefix: DASHBOARD_PATH });
+  });
 }

@@ -1,13 +1,13 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { Request } from 'express';
 import { decode, type Algorithm } from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
+import type { Actor } from '@app/shared/video/video-lifecycle';
 
 /** Leeway for clocks that disagree a little between issuer and API (at most 30 s). */
 const CLOCK_TOLERANCE_SECONDS = 30;
@@ -20,11 +20,14 @@ const JWKS_ALGORITHMS: Algorithm[] = ['RS256', 'ES256'];
  * The queue dashboard is opened in a browser, which cannot add a header: there (and only there) the
  * token may come from the `admin_token` cookie. The API never reads cookies, so it is not open to CSRF.
  */
-function dashboardCookie(request: Request): string | null {
-  if (!request.originalUrl.startsWith('/admin/')) return null;
+function dashboardCookie(request: TokenRequest): string | null {
+  if (!request.url?.startsWith('/admin/')) return null;
   const cookie = (request.headers.cookie ?? '').split(/;\s*/).find((part) => part.startsWith('admin_token='));
   return cookie ? decodeURIComponent(cookie.slice('admin_token='.length)) : null;
 }
+
+/** What the strategy reads of a request: Nest hands it Fastify's request, the dashboard gate too. */
+type TokenRequest = IncomingMessage;
 
 type KeyCallback = (error: Error | null, key?: KeyObject) => void;
 
@@ -44,6 +47,11 @@ function publicKeyCache(limit = 32): (pem: string) => KeyObject {
     }
     return key;
   };
+}
+
+/** The caller a valid token stands for, and when the token stops being valid (its `exp`, seconds). */
+export interface AuthenticatedUser extends Actor {
+  tokenExpiresAt: number;
 }
 
 interface TokenClaims {
@@ -68,7 +76,7 @@ function keyProvider(config: AppConfig) {
     : undefined;
   const secret = config.JWT_SECRET ? createSecretKey(Buffer.from(config.JWT_SECRET)) : undefined;
   const publicKey = publicKeyCache();
-  return (request: Request, rawToken: string, done: KeyCallback) => {
+  return (request: TokenRequest, rawToken: string, done: KeyCallback) => {
     const header = decode(rawToken, { complete: true })?.header;
     const algorithm = header?.alg as Algorithm | undefined;
     if (algorithm && SECRET_ALGORITHMS.includes(algorithm) && secret) return done(null, secret);
@@ -92,7 +100,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     super({
       jwtFromRequest: ExtractJwt.fromExtractors([ExtractJwt.fromAuthHeaderAsBearerToken(), dashboardCookie]),
       // passport-jwt's types predate KeyObject; it hands the key to jsonwebtoken, which takes one.
-      secretOrKeyProvider: keyProvider(config) as unknown as SecretOrKeyProvider<Request>,
+      secretOrKeyProvider: keyProvider(config) as unknown as SecretOrKeyProvider<TokenRequest>,
       algorithms: [
         ...(config.JWT_SECRET ? SECRET_ALGORITHMS : []),
         ...(config.JWT_JWKS_URI ? JWKS_ALGORITHMS : []),
@@ -111,6 +119,6 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     const roles = Array.isArray(claims.roles)
       ? claims.roles.filter((r): r is string => typeof r === 'string')
       : [];
-    return { sub: claims.sub, roles };
+    return { sub: claims.sub, roles, tokenExpiresAt: claims.exp };
   }
 }

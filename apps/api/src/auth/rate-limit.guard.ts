@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG } from '@app/shared/config/config.module';
@@ -31,7 +31,7 @@ export class RateLimitGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<Request & { user?: Actor }>();
+    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Actor }>();
     if (!this.limiter || !request.user) return true;
     try {
       await this.limiter.consume(request.user.sub);

@@ -6,7 +6,7 @@ import {
   TypeOrmHealthIndicator,
   type HealthCheckResult,
 } from '@nestjs/terminus';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { REDIS_CLIENT } from '../redis/redis';
 import { SearchIndexService } from '../search/search-index.service';
@@ -31,7 +31,7 @@ export class HealthController {
 
   @Get('ready')
   @HealthCheck()
-  async ready(@Res({ passthrough: true }) response: Response): Promise<HealthCheckResult> {
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthCheckResult> {
     try {
       return await this.health.check([
         () => this.database.pingCheck('mysql', { timeout: 3_000 }),
@@ -41,7 +41,7 @@ export class HealthController {
       ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
-      response.status(503).setHeader('Retry-After', '5');
+      void reply.status(503).header('Retry-After', '5');
       return error.getResponse() as HealthCheckResult;
     }
   }

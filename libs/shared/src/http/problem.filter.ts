@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { problemBody, ProblemException, type ProblemBody } from './problem';
 import { isDependencyUnavailable } from './unavailable';
 
@@ -9,17 +9,17 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Problem');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
     let body: ProblemBody;
     if (exception instanceof ProblemException) {
       body = exception.getResponse() as ProblemBody;
-      for (const [name, value] of Object.entries(exception.headers)) response.setHeader(name, value);
+      void reply.headers(exception.headers);
     } else if (isDependencyUnavailable(exception)) {
       this.logger.warn(
         `dependency unavailable: ${exception instanceof Error ? exception.message : String(exception)}`,
       );
       body = problemBody(503, 'A service this request needs is unavailable; try again shortly.');
-      response.setHeader('Retry-After', '5');
+      void reply.header('Retry-After', '5');
     } else if (exception instanceof HttpException) {
       const status = exception.getStatus();
       body = problemBody(status, status >= 500 ? 'The request could not be completed.' : exception.message);
@@ -27,6 +27,6 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       this.logger.error(exception instanceof Error ? exception.stack : String(exception));
       body = problemBody(500, 'The request could not be completed.');
     }
-    response.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+    void reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
   }
 }

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext, type PipeTransform } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ProblemException, type ProblemFieldError } from './problem';
 
@@ -38,7 +38,7 @@ export class ZodValidationPipe<S extends z.ZodType> implements PipeTransform<unk
 /** Validates path parameters and query together, so one 400 names every bad parameter of both. */
 export function ValidatedInput<P extends z.ZodType, Q extends z.ZodType>(schemas: { params: P; query: Q }) {
   return createParamDecorator((_data: unknown, context: ExecutionContext) => {
-    const request = context.switchToHttp().getRequest<Request>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     const params = validatePart(schemas.params, request.params);
     const query = validatePart(schemas.query, request.query);
     if (!params.ok || !query.ok) {

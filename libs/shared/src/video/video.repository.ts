@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { Pool as CallbackPool, RowDataPacket } from 'mysql2';
+import type { Pool } from 'mysql2/promise';
 import { DataSource, In, type EntityManager, type Repository } from 'typeorm';
+import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import type { NextState } from './video-lifecycle';
 import { VideoState } from './video-state';
 import { VideoEntity } from './video.entity';
@@ -40,12 +43,16 @@ export type VideoSummary = Pick<
 >;
 
 /** Only the columns a search answer shows: fewer values to send, parse and allocate per hit. */
+type RawSummary = Omit<VideoSummary, 'tags'> & { tags: string | string[] };
+
 const SUMMARY_COLUMNS = 'id, author_id AS authorId, title, description, tags, published_at AS publishedAt';
 
 /** Plain data access for videos: no rules here, the services hold those. */
 @Injectable()
 export class VideoRepository {
   private readonly videos: Repository<VideoEntity>;
+
+  private promisePool?: Pool;
 
   constructor(private readonly dataSource: DataSource) {
     this.videos = dataSource.getRepository(VideoEntity);
@@ -87,14 +94,24 @@ export class VideoRepository {
     return rows.map(parseTags);
   }
 
-  /** The active videos among `ids`, in one query: MySQL decides what a search may show. */
+  /** mysql2's pool behind TypeORM (which types it as `any`); it exists once the data source is initialised. */
+  private get pool(): Pool {
+    this.promisePool ??= ((this.dataSource.driver as MysqlDriver).pool as CallbackPool).promise();
+    return this.promisePool;
+  }
+
+  /**
+   * The active videos among `ids`, in one query: MySQL decides what a search may show. Every search
+   * runs it, so it goes straight to mysql2's pool as a prepared statement (one per page size, kept
+   * per connection), without TypeORM's query runner: less CPU in both the API and MySQL.
+   */
   async findActiveByIds(ids: string[]): Promise<VideoSummary[]> {
     if (ids.length === 0) return [];
-    const rows: (Omit<VideoSummary, 'tags'> & { tags: string | string[] })[] = await this.dataSource.query(
-      `SELECT ${SUMMARY_COLUMNS} FROM videos WHERE id IN (?) AND state = ?`,
-      [ids, VideoState.Active],
+    const [rows] = await this.pool.execute<RowDataPacket[]>(
+      `SELECT ${SUMMARY_COLUMNS} FROM videos WHERE id IN (${ids.map(() => '?').join(', ')}) AND state = ?`,
+      [...ids, VideoState.Active],
     );
-    return rows.map(parseTags);
+    return (rows as RawSummary[]).map(parseTags);
   }
 
   count(): Promise<number> {
