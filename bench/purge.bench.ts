@@ -9,7 +9,7 @@ import type { CliContext } from '../apps/worker/src/cli/cli-context';
 import { sleep } from '../test/support/processes';
 import { startWorker } from './lib/bench-env';
 import { closedLoop } from './lib/stats';
-import { cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
+import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
 
 interface PurgeRun {
   videos: number;
@@ -101,11 +101,7 @@ async function maintenanceSettled(queues: JobQueues): Promise<void> {
 function combine(rounds: PurgeRun[]): PurgeRun {
   const videos = rounds.reduce((n, r) => n + r.videos, 0);
   const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
-  const cpu: CpuSeconds = {};
-  for (const round of rounds) {
-    for (const [part, used] of Object.entries(round.cpu))
-      cpu[part] = Math.round(((cpu[part] ?? 0) + used) * 100) / 100;
-  }
+  const cpu = rounds.reduce((total: CpuSeconds, round) => addCpu(total, round.cpu), {});
   return { videos, seconds, perSecond: videos / seconds, cpu };
 }
 

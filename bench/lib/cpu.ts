@@ -48,3 +48,11 @@ export function cpuSince(before: CpuSeconds, after: CpuSeconds = cpuSeconds()): 
   }
   return used;
 }
+
+/** Adds `used` to `total`, part by part (rounded to 10 ms, as `/proc` counts). */
+export function addCpu(total: CpuSeconds, used: CpuSeconds): CpuSeconds {
+  for (const [part, seconds] of Object.entries(used)) {
+    total[part] = Math.round(((total[part] ?? 0) + seconds) * 100) / 100;
+  }
+  return total;
+}

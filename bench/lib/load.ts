@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { cpuSeconds, cpuSince, type CpuSeconds } from './cpu';
+import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './cpu';
 import type { RunStats } from './stats';
 
 export interface HttpLoad {
@@ -73,8 +73,7 @@ export async function alternatingLoads<K extends string>(
       const opts = options({ ...loads[name], durationSeconds: seconds });
       const before = cpuSeconds();
       raw.get(name)!.push(await autocannon({ ...opts, skipAggregateResult: true }));
-      const total = cpu.get(name)!;
-      for (const [part, used] of Object.entries(cpuSince(before))) total[part] = (total[part] ?? 0) + used;
+      addCpu(cpu.get(name)!, cpuSince(before));
     }
   }
   const merged = {} as Record<K, RunStats & { cpu: CpuSeconds }>;
