@@ -245,6 +245,45 @@ describe('GET /api/videos/search (SPEC §7)', () => {
       expect(await ids('q=dingo')).toEqual([]);
     });
 
+    it('shows a video as its row is now, after a search already rendered it, and hides it once deleted', async () => {
+      const [id] = await seedVideos(context, 1, { title: () => 'Numbat field notes' });
+      const lookups = async (result: 'hit' | 'miss') => {
+        const text = await (await fetch(`${system.api}/metrics`)).text();
+        const line = new RegExp(`^search_item_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm');
+        return Number(line.exec(text)?.[1] ?? 0);
+      };
+      const titles = async () => (await search('q=numbat')).body.items.map((item) => item.title);
+
+      const misses = await lookups('miss');
+      expect(await titles()).toEqual(['Numbat field notes']);
+      const hits = await lookups('hit');
+      expect(await titles()).toEqual(['Numbat field notes']);
+      expect(await lookups('hit')).toBe(hits + 1);
+      expect(await lookups('miss')).toBe(misses + 1);
+
+      // A new import of the video: the row's version moves, the index document is left as it was.
+      await context.videos.upsertContent([
+        {
+          id: id!,
+          authorId: 'author-1',
+          title: 'Numbat field notes, second edition',
+          description: 'Revised.',
+          tags: ['seed', 'revised'],
+          publishedAt: new Date(Date.UTC(2024, 0, 1)),
+        },
+      ]);
+      const [revised] = (await search('q=numbat')).body.items;
+      expect(revised).toMatchObject({
+        id,
+        title: 'Numbat field notes, second edition',
+        description: 'Revised.',
+        tags: ['seed', 'revised'],
+      });
+
+      expect((await call('DELETE', `${system.api}/api/videos/${id}`, admin)).status).toBe(200);
+      expect(await titles()).toEqual([]);
+    });
+
     it('keeps answering through a full reindex, with the same total after', async () => {
       await seedVideos(context, 30, { title: () => 'Reindex lyrebird lecture' });
       const before = (await search('q=lyrebird')).body.total;

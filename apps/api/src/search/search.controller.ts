@@ -1,14 +1,16 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
-import { searchQuerySchema, type SearchPage, type SearchQuery } from './search-query.schema';
+import { searchQuerySchema, type SearchQuery } from './search-query.schema';
 import { VideoSearchService } from './video-search.service';
 
 @Controller('api/videos')
 export class SearchController {
   constructor(private readonly searchService: VideoSearchService) {}
 
+  /** The service renders the JSON itself (see `search-page.renderer.ts`). */
   @Get('search')
-  search(@Query(new ZodValidationPipe(searchQuerySchema)) query: SearchQuery): Promise<SearchPage> {
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  search(@Query(new ZodValidationPipe(searchQuerySchema)) query: SearchQuery): Promise<Buffer> {
     return this.searchService.search(query);
   }
 }

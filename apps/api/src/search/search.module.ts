@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { SearchController } from './search.controller';
 import { VideoSearchService } from './video-search.service';
 
 @Module({
+  imports: [MetricsModule],
   controllers: [SearchController],
   providers: [VideoSearchService],
 })

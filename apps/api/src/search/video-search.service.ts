@@ -1,5 +1,8 @@
 import { Client } from '@elastic/elasticsearch';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG } from '@app/shared/config/config.module';
+import type { AppConfig } from '@app/shared/config/config.schema';
+import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { syncJobId } from '@app/shared/queue/jobs';
 import { withTimeout } from '@app/shared/util/with-timeout';
@@ -8,24 +11,33 @@ import { SEARCH_CLIENT } from '@app/shared/search/search.client';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
 import { buildSearchRequest } from '@app/shared/search/search-query.builder';
 import { VideoRepository } from '@app/shared/video/video.repository';
-import type { SearchItem, SearchPage, SearchQuery } from './search-query.schema';
+import type { SearchQuery } from './search-query.schema';
+import { ItemHeadCache, renderSearchPage, type ItemHead } from './search-page.renderer';
 
 @Injectable()
 export class VideoSearchService {
   private readonly logger = new Logger(VideoSearchService.name);
+
+  private readonly heads: ItemHeadCache;
 
   constructor(
     private readonly queues: JobQueues,
     @Inject(SEARCH_CLIENT) private readonly client: Client,
     private readonly index: SearchIndexService,
     private readonly videos: VideoRepository,
-  ) {}
+    private readonly metrics: MetricsService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.heads = new ItemHeadCache(config.SEARCH_ITEM_CACHE_MB * 2 ** 20);
+  }
 
   /**
    * Ranks in Elasticsearch, then answers from MySQL: every hit is checked against the rows in one
-   * query, so a video that is not active never shows even while the index lags.
+   * query, so a video that is not active never shows even while the index lags. That query reads
+   * only the versions; a video's fields are read (and rendered) again only when its version is not
+   * among the rendered items. Returns the answer's JSON (SPEC §7).
    */
-  async search(query: SearchQuery): Promise<SearchPage> {
+  async search(query: SearchQuery): Promise<Buffer> {
     const request = buildSearchRequest(
       {
         q: query.q,
@@ -50,28 +62,33 @@ export class VideoSearchService {
     }
     // filter_path drops `hits.hits` altogether when nothing matched.
     const hits = response.hits.hits ?? [];
-    const rows = new Map(
-      (await this.videos.findActiveByIds(hits.map((hit) => hit._id!))).map((row) => [row.id, row]),
-    );
-    this.repairStale(hits.map((hit) => hit._id!).filter((id) => !rows.has(id)));
-    const items = hits.flatMap((hit): SearchItem[] => {
-      const row = rows.get(hit._id!);
-      if (!row) return [];
-      return [
-        {
-          id: row.id,
-          title: row.title,
-          description: row.description,
-          authorId: row.authorId,
-          publishedAt: row.publishedAt ? row.publishedAt.toISOString() : null,
-          tags: row.tags,
-          score: hit._score ?? 0,
-        },
-      ];
+    const ids = hits.map((hit) => hit._id!);
+    const versions = await this.videos.findActiveVersions(ids);
+    this.repairStale(ids.filter((id) => !versions.has(id)));
+    const heads = new Map<string, ItemHead>();
+    for (const [id, version] of versions) {
+      const head = this.heads.get(id, version);
+      if (head) heads.set(id, head);
+    }
+    const unrendered = [...versions.keys()].filter((id) => !heads.has(id));
+    this.metrics.searchItemCache.inc({ result: 'hit' }, heads.size);
+    this.metrics.searchItemCache.inc({ result: 'miss' }, unrendered.length);
+    // A video that left `active` between the two reads is left out, like any other inactive hit.
+    for (const video of await this.videos.findActiveByIds(unrendered))
+      heads.set(video.id, this.heads.render(video));
+
+    const items = hits.flatMap((hit) => {
+      const head = heads.get(hit._id!);
+      return head ? [{ head, score: hit._score ?? 0 }] : [];
     });
     const totalHits = response.hits.total;
     const total = typeof totalHits === 'number' ? totalHits : (totalHits?.value ?? 0);
-    return { items, page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) };
+    return renderSearchPage(items, {
+      page: query.page,
+      limit: query.limit,
+      total,
+      totalPages: Math.ceil(total / query.limit),
+    });
   }
 
   /** The index showed videos MySQL says are not active: have the worker rewrite their documents. */

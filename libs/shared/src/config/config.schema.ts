@@ -66,6 +66,8 @@ export const configSchema = z.object({
   /** Requests each caller may make per window; 0 turns rate limiting off. */
   RATE_LIMIT_POINTS: int(0, 10_000_000).default(600),
   RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
+  /** Memory each API process may spend on rendered search items (see docs/architecture.md); 0 turns it off. */
+  SEARCH_ITEM_CACHE_MB: int(0, 4_096).default(32),
   /** The longest the API spends on one request before answering 503 / dropping it. */
   HTTP_REQUEST_TIMEOUT_MS: int(1_000, 600_000).default(30_000),
   SHUTDOWN_TIMEOUT_MS: int(1, 3_600_000).default(30_000),

@@ -45,6 +45,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly searchItemCache = new Counter({
+    name: 'search_item_cache_lookups_total',
+    help: 'Search hits answered from rendered items (hit) or read in full from MySQL (miss); API only',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   constructor(queues: JobQueues, videos: VideoRepository) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({

@@ -36,16 +36,20 @@ export interface FinishedDeletion {
   purgedAt: Date;
 }
 
-/** What a search answer shows of a video. */
+/** What a search answer shows of a video, and the version it was read at. */
 export type VideoSummary = Pick<
   VideoEntity,
-  'id' | 'authorId' | 'title' | 'description' | 'tags' | 'publishedAt'
+  'id' | 'authorId' | 'title' | 'description' | 'tags' | 'publishedAt' | 'version'
 >;
 
 /** Only the columns a search answer shows: fewer values to send, parse and allocate per hit. */
 type RawSummary = Omit<VideoSummary, 'tags'> & { tags: string | string[] };
 
-const SUMMARY_COLUMNS = 'id, author_id AS authorId, title, description, tags, published_at AS publishedAt';
+const SUMMARY_COLUMNS =
+  'id, author_id AS authorId, title, description, tags, published_at AS publishedAt, version';
+
+/** `?, ?, …` for an `IN` list. */
+const placeholders = (values: unknown[]) => values.map(() => '?').join(', ');
 
 /** Plain data access for videos: no rules here, the services hold those. */
 @Injectable()
@@ -101,14 +105,25 @@ export class VideoRepository {
   }
 
   /**
-   * The active videos among `ids`, in one query: MySQL decides what a search may show. Every search
-   * runs it, so it goes straight to mysql2's pool as a prepared statement (one per page size, kept
-   * per connection), without TypeORM's query runner: less CPU in both the API and MySQL.
+   * The version of each active video among `ids`, in one query: MySQL decides what a search may
+   * show. Every search runs it, so it goes straight to mysql2's pool as a prepared statement (one
+   * per page size, kept per connection), without TypeORM's query runner, and reads two short
+   * columns: less CPU in both the API and MySQL.
    */
+  async findActiveVersions(ids: string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const [rows] = await this.pool.execute<RowDataPacket[]>(
+      `SELECT id, version FROM videos WHERE id IN (${placeholders(ids)}) AND state = ?`,
+      [...ids, VideoState.Active],
+    );
+    return new Map((rows as { id: string; version: number }[]).map((row) => [row.id, row.version]));
+  }
+
+  /** What a search shows of the active videos among `ids` (a prepared statement, as above). */
   async findActiveByIds(ids: string[]): Promise<VideoSummary[]> {
     if (ids.length === 0) return [];
     const [rows] = await this.pool.execute<RowDataPacket[]>(
-      `SELECT ${SUMMARY_COLUMNS} FROM videos WHERE id IN (${ids.map(() => '?').join(', ')}) AND state = ?`,
+      `SELECT ${SUMMARY_COLUMNS} FROM videos WHERE id IN (${placeholders(ids)}) AND state = ?`,
       [...ids, VideoState.Active],
     );
     return (rows as RawSummary[]).map(parseTags);

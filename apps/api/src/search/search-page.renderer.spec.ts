@@ -1,0 +1,98 @@
+import type { VideoSummary } from '@app/shared/video/video.repository';
+import { ItemHeadCache, renderItemHead, renderSearchPage } from './search-page.renderer';
+
+const video = (overrides: Partial<VideoSummary> = {}): VideoSummary => ({
+  id: '0b8e4b5e-3d9c-4c1e-9a44-8f2c1d0e7a61',
+  title: 'A "quoted" title with \\ and \n and </script>',
+  description: 'Ünïcødé, emoji 🎥, a tab\tand a control \u0001 character',
+  authorId: 'author-1',
+  publishedAt: new Date('2024-05-01T10:11:12.345Z'),
+  tags: ['python', 'web "dev"'],
+  version: 3,
+  ...overrides,
+});
+
+const item = (v: VideoSummary, score: number) => ({
+  id: v.id,
+  title: v.title,
+  description: v.description,
+  authorId: v.authorId,
+  publishedAt: v.publishedAt ? v.publishedAt.toISOString() : null,
+  tags: v.tags,
+  score,
+});
+
+describe('renderSearchPage', () => {
+  it('writes the same JSON, key for key, as serialising the page object', () => {
+    const first = video();
+    const second = video({ id: 'ffffffff-ffff-ffff-ffff-ffffffffffff', publishedAt: null, tags: [] });
+    const meta = { page: 2, limit: 2, total: 57, totalPages: 29 };
+    const body = renderSearchPage(
+      [
+        { head: renderItemHead(first), score: 12.5 },
+        { head: renderItemHead(second), score: 0.000123 },
+      ],
+      meta,
+    );
+    expect(body.toString('utf8')).toBe(
+      JSON.stringify({ items: [item(first, 12.5), item(second, 0.000123)], ...meta }),
+    );
+  });
+
+  it('answers a page without items', () => {
+    const body = renderSearchPage([], { page: 9, limit: 20, total: 3, totalPages: 1 });
+    expect(JSON.parse(body.toString('utf8'))).toEqual({
+      items: [],
+      page: 9,
+      limit: 20,
+      total: 3,
+      totalPages: 1,
+    });
+  });
+
+  it('writes a score JSON cannot spell as 0', () => {
+    const body = renderSearchPage([{ head: renderItemHead(video()), score: NaN }], {
+      page: 1,
+      limit: 20,
+      total: 1,
+      totalPages: 1,
+    });
+    expect((JSON.parse(body.toString('utf8')) as { items: { score: number }[] }).items[0]!.score).toBe(0);
+  });
+});
+
+describe('ItemHeadCache', () => {
+  it('gives back a head only for the version it was rendered at', () => {
+    const cache = new ItemHeadCache(1 << 20);
+    const v3 = video();
+    expect(cache.get(v3.id, 3)).toBeUndefined();
+    const head = cache.render(v3);
+    expect(cache.get(v3.id, 3)).toBe(head);
+    expect(cache.get(v3.id, 4)).toBeUndefined();
+    cache.render(video({ version: 4, title: 'Renamed' }));
+    expect(cache.get(v3.id, 3)).toBeUndefined();
+    expect(cache.get(v3.id, 4)!.toString()).toContain('"title":"Renamed"');
+  });
+
+  it('stays within its byte budget, dropping the least recently used', () => {
+    const one = video({ id: 'a', description: 'x'.repeat(400) });
+    const headBytes = renderItemHead(one).length;
+    const cache = new ItemHeadCache(3 * (headBytes + 200));
+    for (const id of ['a', 'b', 'c']) cache.render({ ...one, id });
+    expect(cache.get('a', 3)).toBeDefined(); // now the most recently used
+    cache.render({ ...one, id: 'd' });
+    expect(cache.get('b', 3)).toBeUndefined();
+    expect(['a', 'c', 'd'].map((id) => cache.get(id, 3) !== undefined)).toEqual([true, true, true]);
+    expect(cache.size).toBeLessThanOrEqual(3 * (headBytes + 200));
+  });
+
+  it('keeps nothing with a budget of 0, and no head larger than the budget', () => {
+    const off = new ItemHeadCache(0);
+    off.render(video());
+    expect(off.get(video().id, 3)).toBeUndefined();
+    const small = new ItemHeadCache(100);
+    expect(small.render(video()).length).toBeGreaterThan(100);
+    expect(small.get(video().id, 3)).toBeUndefined();
+    expect(small.size).toBe(0);
+  });
+});

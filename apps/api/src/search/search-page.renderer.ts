@@ -1,0 +1,82 @@
+import { LRUCache } from 'lru-cache';
+import type { VideoSummary } from '@app/shared/video/video.repository';
+
+/** A search item without its score, as JSON bytes: `{"id":…,"tags":[…],"score":` (score and `}` follow). */
+export type ItemHead = Buffer;
+
+/** Bytes a cached head costs beyond its JSON: the key, the entry and the LRU's bookkeeping. */
+const ENTRY_OVERHEAD = 160;
+
+/** Renders what a search shows of a video, up to its score. The keys are those of SPEC §7. */
+export function renderItemHead(video: VideoSummary): ItemHead {
+  const item = {
+    id: video.id,
+    title: video.title,
+    description: video.description,
+    authorId: video.authorId,
+    publishedAt: video.publishedAt ? video.publishedAt.toISOString() : null,
+    tags: video.tags,
+  };
+  return Buffer.from(`${JSON.stringify(item).slice(0, -1)},"score":`);
+}
+
+const OPEN = Buffer.from('{"items":[');
+const COMMA = Buffer.from(',');
+
+export interface PageMeta {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+/** The search answer (SPEC §7) as JSON bytes, put together from rendered heads and their scores. */
+export function renderSearchPage(items: { head: ItemHead; score: number }[], meta: PageMeta): Buffer {
+  const parts: Buffer[] = [OPEN];
+  items.forEach(({ head, score }, index) => {
+    if (index > 0) parts.push(COMMA);
+    // Relevance scores are finite; JSON has no spelling for anything else.
+    parts.push(head, Buffer.from(`${Number.isFinite(score) ? score : 0}}`));
+  });
+  parts.push(
+    Buffer.from(
+      `],"page":${meta.page},"limit":${meta.limit},"total":${meta.total},"totalPages":${meta.totalPages}}`,
+    ),
+  );
+  return Buffer.concat(parts);
+}
+
+/**
+ * Item heads kept per video version, least recently used out first, within a byte budget. A video's
+ * version moves on every change of its row, and every search reads the versions from MySQL, so a
+ * head is used only for exactly the row MySQL holds: the cache never shows stale or deleted content,
+ * it only saves reading, decoding and serialising the same columns again.
+ */
+export class ItemHeadCache {
+  private readonly heads: LRUCache<string, { version: number; head: ItemHead }> | null;
+
+  constructor(maxBytes: number) {
+    this.heads =
+      maxBytes > 0
+        ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (entry) => entry.head.length + ENTRY_OVERHEAD })
+        : null;
+  }
+
+  /** The head of the video at this version, if it was rendered. */
+  get(id: string, version: number): ItemHead | undefined {
+    const entry = this.heads?.get(id);
+    return entry?.version === version ? entry.head : undefined;
+  }
+
+  /** Renders the video's head and keeps it (a head larger than the whole budget is not kept). */
+  render(video: VideoSummary): ItemHead {
+    const head = renderItemHead(video);
+    this.heads?.set(video.id, { version: video.version, head });
+    return head;
+  }
+
+  /** Bytes the cache holds, as the budget counts them. */
+  get size(): number {
+    return this.heads?.calculatedSize ?? 0;
+  }
+}
