@@ -65,8 +65,8 @@ async function main(): Promise<void> {
     const api = await startApi();
     const search = await benchSearch(config, context, api.url, {
       concurrency: CONCURRENCY,
-      seconds: quick ? 8 : 24,
-      rounds: quick ? 2 : 4,
+      seconds: quick ? 8 : 48,
+      rounds: quick ? 2 : 6,
       warmupSeconds: quick ? 4 : 12,
     });
     log('soft delete');
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
       figures: { search, softDelete, purge, reindex, scale },
       tables: [
         {
-          title: `Search (${CONCURRENCY} connections, query mix from the sample, ${quick ? 8 : 24} s each in ${quick ? 2 : 4} alternating rounds after a warm-up)`,
+          title: `Search (${CONCURRENCY} connections, query mix from the sample, ${quick ? 8 : 48} s each in ${quick ? 2 : 6} alternating rounds after a warm-up)`,
           header: [
             'system',
             'req/s',

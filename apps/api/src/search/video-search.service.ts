@@ -74,8 +74,9 @@ export class VideoSearchService {
     this.metrics.searchItemCache.inc({ result: 'hit' }, heads.size);
     this.metrics.searchItemCache.inc({ result: 'miss' }, unrendered.length);
     // A video that left `active` between the two reads is left out, like any other inactive hit.
-    for (const video of await this.videos.findActiveByIds(unrendered))
+    for (const video of await this.videos.findActiveByIds(unrendered)) {
       heads.set(video.id, this.heads.render(video));
+    }
 
     const items = hits.flatMap((hit) => {
       const head = heads.get(hit._id!);

@@ -108,12 +108,14 @@ export class VideoRepository {
    * The version of each active video among `ids`, in one query: MySQL decides what a search may
    * show. Every search runs it, so it goes straight to mysql2's pool as a prepared statement (one
    * per page size, kept per connection), without TypeORM's query runner, and reads two short
-   * columns: less CPU in both the API and MySQL.
+   * columns: less CPU in both the API and MySQL. `USE INDEX (PRIMARY)`: an index on `state` never
+   * beats the primary key for a list of ids, yet costing those plans took about a sixth of MySQL's
+   * time per query.
    */
   async findActiveVersions(ids: string[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
     const [rows] = await this.pool.execute<RowDataPacket[]>(
-      `SELECT id, version FROM videos WHERE id IN (${placeholders(ids)}) AND state = ?`,
+      `SELECT id, version FROM videos USE INDEX (PRIMARY) WHERE id IN (${placeholders(ids)}) AND state = ?`,
       [...ids, VideoState.Active],
     );
     return new Map((rows as { id: string; version: number }[]).map((row) => [row.id, row.version]));
@@ -123,7 +125,7 @@ export class VideoRepository {
   async findActiveByIds(ids: string[]): Promise<VideoSummary[]> {
     if (ids.length === 0) return [];
     const [rows] = await this.pool.execute<RowDataPacket[]>(
-      `SELECT ${SUMMARY_COLUMNS} FROM videos WHERE id IN (${placeholders(ids)}) AND state = ?`,
+      `SELECT ${SUMMARY_COLUMNS} FROM videos USE INDEX (PRIMARY) WHERE id IN (${placeholders(ids)}) AND state = ?`,
       [...ids, VideoState.Active],
     );
     return (rows as RawSummary[]).map(parseTags);
