@@ -53,9 +53,12 @@ async function main(): Promise<void> {
     // The sample is the data of every benchmark but the scale run.
     if ((await context.videos.count()) !== 21_713) {
       log('resetting the bench database to the sample');
-      // TRUNCATE: a scale run may have left a million rows behind.
+      // TRUNCATE: a scale run may have left a million rows behind, and as many documents, which
+      // would make every search of the sample a search of a million videos.
       await context.dataSource.query('TRUNCATE TABLE videos');
       await context.dataSource.query('TRUNCATE TABLE deletion_audit');
+      for (const index of await context.search.aliasTargets()) await context.search.deleteIndex(index);
+      await context.search.ensureAlias();
       const importer = new VideoImporter(context.videos, context.storage, context.search);
       await importer.importFile(resolve(__dirname, '../../data/pyvideo.jsonl.gz'));
       await context.search.refresh();
