@@ -36,14 +36,24 @@ function combine(runs: ProcessRun[]): ProcessRun {
   };
 }
 
-async function reindexOnce(env: Record<string, string>): Promise<ProcessRun> {
-  const run = await runMeasured(ENTRY.cli, ['reindex', '--no-progress'], env);
-  const match = /Reindexed (\d+) documents .* in ([\d.]+) s/.exec(run.output);
-  if (!match) throw new Error(`unexpected reindex output: ${run.output}`);
+/**
+ * Runs a CLI command whose last report names how many documents it wrote and in how many seconds
+ * (`pattern` captures both), with its peak RSS.
+ */
+export async function measuredCli(
+  args: string[],
+  pattern: RegExp,
+  env: Record<string, string> = {},
+): Promise<ProcessRun> {
+  const run = await runMeasured(ENTRY.cli, args, env);
+  const match = pattern.exec(run.output);
+  if (!match) throw new Error(`unexpected output of cli ${args[0]}: ${run.output}`);
   const documents = Number(match[1]);
   const seconds = Number(match[2]);
   return { documents, seconds, perSecond: documents / seconds, peakRssBytes: run.peakRssBytes };
 }
+
+export const REINDEXED = /Reindexed (\d+) documents .* in ([\d.]+) s/;
 
 async function rawBulkOnce(env: Record<string, string>): Promise<ProcessRun> {
   const run = await runMeasured(resolve(__dirname, 'raw-bulk.js'), [], env);
@@ -68,7 +78,7 @@ export async function benchReindex({
   const service: ProcessRun[] = [];
   const raw: ProcessRun[] = [];
   for (let round = 0; round < rounds; round++) {
-    service.push(await reindexOnce(env));
+    service.push(await measuredCli(['reindex', '--no-progress'], REINDEXED, env));
     raw.push(await rawBulkOnce(env));
   }
   return { service: combine(service), raw: combine(raw) };

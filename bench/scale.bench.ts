@@ -4,15 +4,15 @@ import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { createGunzip } from 'node:zlib';
 import type { AppConfig } from '@app/shared/config/config.schema';
+import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import type { CliContext } from '../apps/worker/src/cli/cli-context';
-import { ENTRY, sleep } from '../test/support/processes';
+import { sleep } from '../test/support/processes';
 import { benchToken, peakRss, startApi, startWorker } from './lib/bench-env';
 import { httpLoad } from './lib/load';
 import { queryMix } from './lib/queries';
 import type { RunStats } from './lib/stats';
-import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { JOB_QUEUES } from '@app/shared/queue/jobs';
-import { runMeasured, type ProcessRun } from './reindex.bench';
+import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
 
 const SAMPLE = resolve(__dirname, '../../data/pyvideo.jsonl.gz');
 const CACHE = resolve(__dirname, '../../.cache/bench');
@@ -62,11 +62,9 @@ async function reconcileInWorker(config: AppConfig): Promise<number> {
   const queues = new JobQueues(config);
   try {
     const started = performance.now();
-    await queues.add('reconcile-index', {}, { jobId: `bench-reconcile-${Date.now()}` });
-    const queue = queues.queue(JOB_QUEUES['reconcile-index']);
-    const job = (await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized'])).find((j) =>
-      j.id?.startsWith('bench-reconcile-'),
-    );
+    const jobId = `bench-reconcile-${Date.now()}`;
+    await queues.add('reconcile-index', {}, { jobId });
+    const job = await queues.queue(JOB_QUEUES['reconcile-index']).getJob(jobId);
     if (!job) throw new Error('the reconcile job was not queued');
     for (;;) {
       const state = await job.getState();
@@ -91,12 +89,11 @@ export async function benchScale(
   const worker = await startWorker({ RECONCILE_INTERVAL_MS: '3600000' });
   const workerRss = peakRss(worker.child.pid!);
   try {
-    const imported = await runMeasured(ENTRY.cli, ['import', file, '--no-progress', '--batch-size', '1000']);
-    const importMatch = /Imported (\d+) of \d+ records in ([\d.]+) s/.exec(imported.output);
-    if (!importMatch) throw new Error(`unexpected import output: ${imported.output}`);
-    const reindexed = await runMeasured(ENTRY.cli, ['reindex', '--no-progress']);
-    const reindexMatch = /Reindexed (\d+) documents .* in ([\d.]+) s/.exec(reindexed.output);
-    if (!reindexMatch) throw new Error(`unexpected reindex output: ${reindexed.output}`);
+    const imported = await measuredCli(
+      ['import', file, '--no-progress', '--batch-size', '1000'],
+      /Imported (\d+) of \d+ records in ([\d.]+) s/,
+    );
+    const reindexed = await measuredCli(['reindex', '--no-progress'], REINDEXED);
 
     const reconcileSeconds = await reconcileInWorker(config);
 
@@ -116,16 +113,10 @@ export async function benchScale(
     await load(3);
     const search = await load(15);
     await api.process.stop();
-    const run = (m: RegExpExecArray, peakRssBytes: number): ProcessRun => ({
-      documents: Number(m[1]),
-      seconds: Number(m[2]),
-      perSecond: Number(m[1]) / Number(m[2]),
-      peakRssBytes,
-    });
     return {
       videos: await context.videos.count(),
-      import: run(importMatch, imported.peakRssBytes),
-      reindex: run(reindexMatch, reindexed.peakRssBytes),
+      import: imported,
+      reindex: reindexed,
       search,
       workerPeakRssBytes: await workerRss.stop(),
       reconcileSeconds,

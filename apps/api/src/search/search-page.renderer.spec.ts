@@ -26,7 +26,7 @@ describe('renderSearchPage', () => {
   it('writes the same JSON, key for key, as serialising the page object', () => {
     const first = video();
     const second = video({ id: 'ffffffff-ffff-ffff-ffff-ffffffffffff', publishedAt: null, tags: [] });
-    const meta = { page: 2, limit: 2, total: 57, totalPages: 29 };
+    const meta = { page: 2, limit: 2, total: 57 };
     const body = renderSearchPage(
       [
         { head: renderItemHead(first), score: 12.5 },
@@ -35,12 +35,12 @@ describe('renderSearchPage', () => {
       meta,
     );
     expect(body.toString('utf8')).toBe(
-      JSON.stringify({ items: [item(first, 12.5), item(second, 0.000123)], ...meta }),
+      JSON.stringify({ items: [item(first, 12.5), item(second, 0.000123)], ...meta, totalPages: 29 }),
     );
   });
 
   it('answers a page without items', () => {
-    const body = renderSearchPage([], { page: 9, limit: 20, total: 3, totalPages: 1 });
+    const body = renderSearchPage([], { page: 9, limit: 20, total: 3 });
     expect(JSON.parse(body.toString('utf8'))).toEqual({
       items: [],
       page: 9,
@@ -55,7 +55,6 @@ describe('renderSearchPage', () => {
       page: 1,
       limit: 20,
       total: 1,
-      totalPages: 1,
     });
     expect((JSON.parse(body.toString('utf8')) as { items: { score: number }[] }).items[0]!.score).toBe(0);
   });

@@ -27,11 +27,11 @@ export interface PageMeta {
   page: number;
   limit: number;
   total: number;
-  totalPages: number;
 }
 
 /** The search answer (SPEC §7) as JSON bytes, put together from rendered heads and their scores. */
 export function renderSearchPage(items: { head: ItemHead; score: number }[], meta: PageMeta): Buffer {
+  const totalPages = Math.ceil(meta.total / meta.limit);
   const parts: Buffer[] = [OPEN];
   items.forEach(({ head, score }, index) => {
     if (index > 0) parts.push(COMMA);
@@ -40,7 +40,7 @@ export function renderSearchPage(items: { head: ItemHead; score: number }[], met
   });
   parts.push(
     Buffer.from(
-      `],"page":${meta.page},"limit":${meta.limit},"total":${meta.total},"totalPages":${meta.totalPages}}`,
+      `],"page":${meta.page},"limit":${meta.limit},"total":${meta.total},"totalPages":${totalPages}}`,
     ),
   );
   return Buffer.concat(parts);

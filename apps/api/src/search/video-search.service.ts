@@ -66,11 +66,12 @@ export class VideoSearchService {
     const versions = await this.videos.findActiveVersions(ids);
     this.repairStale(ids.filter((id) => !versions.has(id)));
     const heads = new Map<string, ItemHead>();
+    const unrendered: string[] = [];
     for (const [id, version] of versions) {
       const head = this.heads.get(id, version);
       if (head) heads.set(id, head);
+      else unrendered.push(id);
     }
-    const unrendered = [...versions.keys()].filter((id) => !heads.has(id));
     this.metrics.searchItemCache.inc({ result: 'hit' }, heads.size);
     this.metrics.searchItemCache.inc({ result: 'miss' }, unrendered.length);
     // A video that left `active` between the two reads is left out, like any other inactive hit.
@@ -84,12 +85,7 @@ export class VideoSearchService {
     });
     const totalHits = response.hits.total;
     const total = typeof totalHits === 'number' ? totalHits : (totalHits?.value ?? 0);
-    return renderSearchPage(items, {
-      page: query.page,
-      limit: query.limit,
-      total,
-      totalPages: Math.ceil(total / query.limit),
-    });
+    return renderSearchPage(items, { page: query.page, limit: query.limit, total });
   }
 
   /** The index showed videos MySQL says are not active: have the worker rewrite their documents. */
