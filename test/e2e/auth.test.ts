@@ -7,6 +7,7 @@ import {
   type SigningKey,
 } from '../support/jwks-server';
 import { call, startSystem, type ApiResponse, type System } from '../support/system';
+import { remains, seedVideos } from '../support/seed';
 import { openTestContext } from '../support/test-context';
 
 const SECRET = process.env.JWT_SECRET!;
@@ -152,6 +153,8 @@ describe('authentication on /api/** (SPEC §3)', () => {
       ['no sub', () => hs256({ sub: undefined })],
       ['an empty sub', () => hs256({ sub: '' })],
       ['a tampered payload', tampered],
+      ['a valid token followed by another word (malformed header)', () => `${hs256()} extra`],
+      ['two valid tokens', () => `${hs256()} ${hs256()}`],
       ['RS256 signed by a key not in the JWKS under a kid that is', () => signedBy(impostor)],
       ['RS256 under a kid not in the JWKS', () => signedBy(rsa, 'no-such-kid')],
       ['ES256 under the kid of the RSA key', () => signedBy(ec, rsa.kid)],
@@ -183,6 +186,33 @@ describe('authentication on /api/** (SPEC §3)', () => {
     });
   });
 
+  describe('guards the routes the router matches, however the path is spelled', () => {
+    // The router decodes the path before matching, so `/%61pi/videos/…` is the DELETE route.
+    it.each(['/%61pi/videos', '/api/%76ideos', '/%61%70%69/%76ideos'])(
+      'a permanent delete at %s without a token is refused and deletes nothing',
+      async (prefix) => {
+        const context = await openTestContext();
+        try {
+          const [id] = await seedVideos(context, 1);
+          const response = await call('DELETE', `${system.api}${prefix}/${id}?permanent=true`);
+          expectUnauthorized(response, false);
+          expect((await remains(context, id!)).row).toEqual({ state: 'active' });
+        } finally {
+          await context.close();
+        }
+      },
+    );
+
+    it('a search at /%61pi/videos/search without a token is 401', async () => {
+      expectUnauthorized(await call('GET', `${system.api}/%61pi/videos/search?q=test`), false);
+    });
+
+    it('health and metrics stay public', async () => {
+      expect((await call('GET', `${system.api}/health/live`)).status).toBe(200);
+      expect((await fetch(`${system.api}/metrics`)).status).toBe(200);
+    });
+  });
+
   describe('authentication comes before input validation', () => {
     const invalid = () => call('DELETE', `${system.api}/api/videos/not-a-uuid`, hs256({ exp: at(-120) }));
 
@@ -196,6 +226,20 @@ describe('authentication on /api/** (SPEC §3)', () => {
 
     it('a bad id with a valid token is 400', async () => {
       expect((await call('DELETE', `${system.api}/api/videos/not-a-uuid`, hs256())).status).toBe(400);
+    });
+
+    // Paths the router itself cannot read: no route is known, so the token decides first.
+    it.each([
+      ['broken percent-encoding', '/api/videos/%FF'],
+      ['an id longer than the router reads', `/api/videos/${'a'.repeat(2_100)}`],
+    ])('%s: 401 without a valid token, else a 400 problem', async (_case, path) => {
+      expectUnauthorized(await call('DELETE', `${system.api}${path}`), false);
+      expectUnauthorized(await call('DELETE', `${system.api}${path}`, hs256({ exp: at(-120) })), true);
+      const refused = await call('DELETE', `${system.api}${path}`, hs256());
+      expect(refused.status).toBe(400);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(refused.body).toMatchObject({ status: 400, title: 'Bad Request' });
+      expect(JSON.stringify(refused.body)).not.toMatch(/FST_|statusCode/);
     });
   });
 });

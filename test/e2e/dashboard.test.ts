@@ -67,6 +67,11 @@ describe('queue dashboard', () => {
     const basic = Buffer.from(`${ADMIN.username}:nope-nope-nope`).toString('base64');
     expect((await fetch(url, { headers: { authorization: `Basic ${basic}` } })).status).toBe(401);
 
+    // A cookie whose percent-encoding is broken is no token: 401, not an error page.
+    const broken = await fetch(url, { headers: { cookie: 'admin_token=%E0%A4%A' } });
+    expect(broken.status).toBe(401);
+    expect(broken.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+
     const user = await browser.newContext();
     await user.addCookies([{ name: 'admin_token', value: token('just-a-user'), url: system.api }]);
     expect((await (await user.newPage()).goto(url))?.status()).toBe(403);

@@ -91,6 +91,13 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (SPEC ยง6, ย
       expect(Date.parse(shorter.body.purgeAt) - Date.parse(first.body.deletedAt)).toBe(DAY);
     });
 
+    it('reads retentionDays as digits, leading zeros included', async () => {
+      const [id] = await seedVideos(context, 1);
+      const response = await del(id!, '?retentionDays=00005');
+      expect(response.status).toBe(200);
+      expect(Date.parse(response.body.purgeAt) - Date.parse(response.body.deletedAt)).toBe(5 * DAY);
+    });
+
     it('accepts the id in any letter case and answers with it normalized', async () => {
       const [id] = await seedVideos(context, 1);
       const response = await del(id!.toUpperCase());
@@ -215,7 +222,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (SPEC ยง6, ย
   });
 
   describe('bad input is a 400 problem naming each parameter, and changes nothing', () => {
-    it.each(['-1', '3651', '1.5', 'abc', '', '+1', ' 1', '1e3', '00001'])(
+    it.each(['-1', '3651', '1.5', 'abc', '', '+1', ' 1', '1e3', '00003651', '9'.repeat(400)])(
       'retentionDays=%p',
       async (value) => {
         const [id] = await seedVideos(context, 1);

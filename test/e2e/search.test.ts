@@ -105,6 +105,24 @@ describe('GET /api/videos/search (SPEC §7)', () => {
       expect(found.sort()).toEqual([byDate['2024-05-02T00:00:00.000Z']]);
     });
 
+    it('rounds a bound finer than a millisecond towards the inside of the range', async () => {
+      const found = await ids(
+        'q=echidna&dateFrom=2024-05-01T00:00:00.0000001Z&dateTo=2024-05-01T23:59:59.9999999Z',
+      );
+      expect(found).toEqual([byDate['2024-05-01T23:59:59.999Z']]);
+    });
+
+    it('takes any year 0000–9999, and bounds an offset carries past them', async () => {
+      const all = Object.values(byDate).sort();
+      expect((await ids('q=echidna&dateFrom=0001-01-01&dateTo=0099-12-31')).sort()).toEqual([]);
+      expect((await ids('q=echidna&dateFrom=0001-01-01')).sort()).toEqual(all);
+      // Year 10000 in UTC: every video is before it, and none after it.
+      expect((await ids('q=echidna&dateTo=9999-12-31T23:59:59-00:01')).sort()).toEqual(all);
+      const after = await search('q=echidna&dateFrom=9999-12-31T23:59:59-00:01');
+      expect(after.status).toBe(200);
+      expect(after.body).toMatchObject({ items: [], total: 0 });
+    });
+
     it('filters by exact author', async () => {
       expect(await ids('q=echidna&authorId=calendar-author')).toHaveLength(4);
       expect(await ids('q=echidna&authorId=calendar')).toEqual([]);
@@ -210,6 +228,7 @@ describe('GET /api/videos/search (SPEC §7)', () => {
       const response = await search<Problem>('q=x&page=101&limit=100');
       expect(response.status).toBe(400);
       expect(response.body.errors[0]!.reason).toMatch(/10000/);
+      expect(response.body.detail).toMatch(/page × limit must not exceed 10000/);
     });
 
     it('ignores unknown parameters', async () => {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { assertAuthConfigured, exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { createHttpApp } from '@app/shared/http/http-app';
 import { mountQueueDashboard } from './admin/queue-dashboard';
+import { refuseUnauthenticated } from './auth/authenticate';
 import { mountApiDocs } from './api-docs';
 import { AppModule } from './app.module';
 
@@ -9,7 +10,7 @@ async function bootstrap(): Promise<void> {
   // Validate before anything connects, so a bad variable stops the process with its name.
   const config = loadConfig();
   assertAuthConfigured(config);
-  const app = await createHttpApp(AppModule, config, { logRequests: true });
+  const app = await createHttpApp(AppModule, config, { logRequests: true, refuseUnauthenticated });
   await mountQueueDashboard(app, config);
   await mountApiDocs(app);
   await app.listen(config.PORT, '0.0.0.0');

@@ -4,11 +4,10 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import passport from 'passport';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { problemBody } from '@app/shared/http/problem';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { Actor } from '@app/shared/video/video-lifecycle';
+import { verifiedCaller } from '../auth/authenticate';
 import { DASHBOARD_PATH } from './dashboard-path';
 
 function sameSecret(given: string, expected: string): boolean {
@@ -23,19 +22,6 @@ function basicCredentials(request: FastifyRequest): [string, string] | null {
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   return colon < 0 ? null : [decoded.slice(0, colon), decoded.slice(colon + 1)];
-}
-
-/** The JWT strategy's verdict on a request (passport's callback form: nothing is written to the reply). */
-function jwtUser(request: FastifyRequest, reply: FastifyReply): Promise<Actor | false> {
-  return new Promise((done) => {
-    // passport types its middleware as `any`.
-    const authenticate = passport.authenticate(
-      'jwt',
-      { session: false },
-      (error: unknown, user: Actor | false) => done(error ? false : user),
-    ) as (request: FastifyRequest, response: unknown, next: () => void) => void;
-    authenticate(request, reply.raw, () => done(false));
-  });
 }
 
 /**
@@ -62,7 +48,7 @@ function adminOnly(config: AppConfig) {
         sameSecret(basic[1], config.ADMIN_PASSWORD);
       return ok ? undefined : refuse(401, 'Wrong dashboard credentials.');
     }
-    const user = await jwtUser(request, reply);
+    const user = await verifiedCaller(request, reply);
     if (!user) return refuse(401, 'Admin credentials are required.');
     if (!user.roles.includes('admin')) return refuse(403, 'The queue dashboard is for admins.');
     return undefined;

@@ -8,6 +8,7 @@ import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { Actor } from '@app/shared/video/video-lifecycle';
+import { bearerToken } from './authenticate';
 
 /** Leeway for clocks that disagree a little between issuer and API (at most 30 s). */
 const CLOCK_TOLERANCE_SECONDS = 30;
@@ -23,7 +24,13 @@ const JWKS_ALGORITHMS: Algorithm[] = ['RS256', 'ES256'];
 function dashboardCookie(request: TokenRequest): string | null {
   if (!request.url?.startsWith('/admin/')) return null;
   const cookie = (request.headers.cookie ?? '').split(/;\s*/).find((part) => part.startsWith('admin_token='));
-  return cookie ? decodeURIComponent(cookie.slice('admin_token='.length)) : null;
+  if (!cookie) return null;
+  try {
+    return decodeURIComponent(cookie.slice('admin_token='.length));
+  } catch {
+    // Malformed percent-encoding: no token, so the gate answers 401 like for any other bad one.
+    return null;
+  }
 }
 
 /** What the strategy reads of a request: Nest hands it Fastify's request, the dashboard gate too. */
@@ -98,7 +105,7 @@ function keyProvider(config: AppConfig) {
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     super({
-      jwtFromRequest: ExtractJwt.fromExtractors([ExtractJwt.fromAuthHeaderAsBearerToken(), dashboardCookie]),
+      jwtFromRequest: ExtractJwt.fromExtractors([bearerToken, dashboardCookie]),
       // passport-jwt's types predate KeyObject; it hands the key to jsonwebtoken, which takes one.
       secretOrKeyProvider: keyProvider(config) as unknown as SecretOrKeyProvider<TokenRequest>,
       algorithms: [

@@ -51,6 +51,32 @@ describe('search query validation (SPEC §7)', () => {
     expect(errorsOf(query)).toEqual(names);
   });
 
+  it('counts characters, not UTF-16 units', () => {
+    expect(errorsOf({ q: '😀'.repeat(256), authorId: '😀'.repeat(128) })).toEqual([]);
+    expect(errorsOf({ q: '😀'.repeat(257), authorId: '😀'.repeat(129) })).toEqual(['authorId', 'q']);
+  });
+
+  it('takes any number of digits: leading zeros are allowed, a huge page fails the window', () => {
+    expect(pipe.transform({ q: 'x', page: '0000000000000000002', limit: '007' })).toMatchObject({
+      page: 2,
+      limit: 7,
+    });
+    expect(errorsOf({ q: 'x', page: '99999999999999999999999' })).toEqual(['page']);
+  });
+
+  it('explains each bad parameter in `detail` as well, the result window included', () => {
+    let body: ProblemBody | undefined;
+    try {
+      pipe.transform({ q: 'x', page: '99999999999999999999999' });
+    } catch (error) {
+      body = (error as ProblemException).getResponse() as ProblemBody;
+    }
+    expect(body?.errors?.map((e) => e.name)).toEqual(['page']);
+    const reason = body!.errors![0]!.reason;
+    expect(reason).toMatch(/page × limit must not exceed 10000/);
+    expect(body?.detail).toContain(reason);
+  });
+
   it('accepts the last page inside the window', () => {
     expect(errorsOf({ q: 'x', page: '100', limit: '100' })).toEqual([]);
   });

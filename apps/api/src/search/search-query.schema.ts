@@ -2,35 +2,39 @@ import { z } from 'zod';
 import { MAX_RESULT_WINDOW, parseDateBound } from '@app/shared/search/search-params';
 
 const rangeMessage = (name: string, min: number, max: number) =>
-  max === Number.MAX_SAFE_INTEGER
-    ? `${name} must be an integer of at least ${min}`
-    : `${name} must be an integer from ${min} to ${max}`;
+  Number.isFinite(max)
+    ? `${name} must be an integer from ${min} to ${max}`
+    : `${name} must be an integer of at least ${min}`;
 
+/** Digits only, any number of them (`007` is 7); a page too large to count fails the window check. */
 const digits = (name: string, min: number, max: number, fallback: number) =>
   z
     .string()
-    .regex(/^\d{1,15}$/, rangeMessage(name, min, max))
+    .regex(/^\d+$/, rangeMessage(name, min, max))
     .transform(Number)
     .refine((value) => value >= min && value <= max, rangeMessage(name, min, max))
     .optional()
     .transform((value) => value ?? fallback);
 
-const dateBound = (bound: 'from' | 'to') =>
+const dateBound = (name: 'dateFrom' | 'dateTo') =>
   z
     .string()
     .optional()
     .transform((value, context) => {
       if (value === undefined) return undefined;
-      const date = parseDateBound(value, bound);
+      const date = parseDateBound(value, name === 'dateFrom' ? 'from' : 'to');
       if (!date) {
         context.addIssue({
           code: 'custom',
-          message: 'must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z)',
+          message: `${name} must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z)`,
         });
         return z.NEVER;
       }
       return date;
     });
+
+/** Length in characters (code points): an emoji counts once, not as its two UTF-16 units. */
+const characters = (value: string) => [...value].length;
 
 /** The query of `GET /api/videos/search` (SPEC §7): validates, produces the 400 details, documents. */
 export const searchQuerySchema = z
@@ -39,17 +43,19 @@ export const searchQuerySchema = z
       .string({ message: 'q is required' })
       .transform((value) => value.trim())
       .refine(
-        (value) => value.length >= 1 && value.length <= 256,
+        (value) => characters(value) >= 1 && characters(value) <= 256,
         'q must be 1 to 256 characters after trimming',
       ),
     authorId: z
       .string()
-      .min(1, 'authorId must be 1 to 128 characters')
-      .max(128, 'authorId must be 1 to 128 characters')
+      .refine(
+        (value) => characters(value) >= 1 && characters(value) <= 128,
+        'authorId must be 1 to 128 characters',
+      )
       .optional(),
-    dateFrom: dateBound('from'),
-    dateTo: dateBound('to'),
-    page: digits('page', 1, Number.MAX_SAFE_INTEGER, 1),
+    dateFrom: dateBound('dateFrom'),
+    dateTo: dateBound('dateTo'),
+    page: digits('page', 1, Infinity, 1),
     limit: digits('limit', 1, 100, 20),
   })
   .superRefine((query, context) => {

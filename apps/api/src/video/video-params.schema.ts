@@ -24,7 +24,8 @@ export const deleteQuerySchema = z.object({
   // Validated always, applied only to a soft delete.
   retentionDays: z
     .string()
-    .regex(/^\d{1,4}$/, 'retentionDays must be an integer from 0 to 3650 (digits only)')
+    // Any number of digits: `00005` is 5; a long run of them is simply out of range.
+    .regex(/^\d+$/, 'retentionDays must be an integer from 0 to 3650 (digits only)')
     .transform(Number)
     .refine((value) => value <= 3650, 'retentionDays must be an integer from 0 to 3650 (digits only)')
     .optional(),

@@ -8,12 +8,14 @@ import {
 } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
+import { PublicRoute } from '../http/public-route';
 import { REDIS_CLIENT } from '../redis/redis';
 import { SearchIndexService } from '../search/search-index.service';
 import { StorageService } from '../storage/storage.service';
 
 /** Liveness says the process runs; readiness says every backing service answers. */
 @Controller('health')
+@PublicRoute()
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,

@@ -3,14 +3,55 @@ import type { IncomingMessage } from 'node:http';
 import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '../config/config.schema';
 import { MetricsService } from '../metrics/metrics.service';
+import { ProblemException } from './problem';
 
 /** The caller's `X-Request-Id` when it is a sane token, else a new UUID; jobs carry it on. */
 export function requestId(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
   return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+/** The longest path parameter the router reads; an id longer than this is refused as unreadable. */
+const MAX_PARAM_LENGTH = 2_048;
+
+export interface HttpAppOptions {
+  /** One log line per request (the API); the worker's probe port logs none. */
+  logRequests: boolean;
+  /**
+   * Asked first when the router cannot read a path (broken percent-encoding, an over-long
+   * parameter), so no route is known: the refusal to send instead of the 400, if any. The API
+   * answers 401 to a caller without a valid token before saying anything else (SPEC §3).
+   */
+  refuseUnauthenticated?: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => Promise<ProblemException | undefined>;
+}
+
+/** The router's own errors, as problem documents like every other answer (SPEC §4). */
+async function answerUnreadablePath(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  refuseUnauthenticated: HttpAppOptions['refuseUnauthenticated'],
+): Promise<void> {
+  const problem =
+    (await refuseUnauthenticated?.(request, reply)) ??
+    new ProblemException(
+      400,
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`
+        : 'The path is not valid percent-encoding.',
+    );
+  await reply
+    .status(problem.getStatus())
+    .headers(problem.headers)
+    .type('application/problem+json')
+    .send(JSON.stringify(problem.getResponse()));
 }
 
 /**
@@ -22,17 +63,19 @@ export function requestId(request: IncomingMessage): string {
 export async function createHttpApp(
   module: Type<unknown>,
   config: Pick<AppConfig, 'HTTP_REQUEST_TIMEOUT_MS'>,
-  { logRequests }: { logRequests: boolean },
+  { logRequests, refuseUnauthenticated }: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     genReqId: requestId,
     requestIdHeader: false,
     routerOptions: {
-      // An over-long id is a 400 from validation, not a 404 from the router.
-      maxParamLength: 2_048,
+      // An id up to this long is a 400 from validation; a longer one, the router's 400 below.
+      maxParamLength: MAX_PARAM_LENGTH,
       ignoreTrailingSlash: true,
     },
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      void answerUnreadablePath(error, request, reply, refuseUnauthenticated),
   });
   // No route takes a body: whatever a client sends is read and ignored, never a reason to fail.
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {

@@ -61,11 +61,10 @@ export class ProblemException extends HttpException {
     super(problemBody(status, detail, errors), status);
   }
 
-  static badRequest(
-    errors: ProblemFieldError[],
-    detail = 'The request has invalid parameters.',
-  ): ProblemException {
-    return new ProblemException(400, detail, errors);
+  /** A 400 naming each bad parameter in `errors`; `detail` sums them up in one sentence. */
+  static badRequest(errors: ProblemFieldError[]): ProblemException {
+    const reasons = errors.map((error) => error.reason).join('; ');
+    return new ProblemException(400, `The request has invalid parameters: ${reasons}.`, errors);
   }
 
   static unavailable(what: string, retryAfterSeconds = 5): ProblemException {

@@ -1,7 +1,9 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { PublicRoute } from '../http/public-route';
 import { MetricsService } from './metrics.service';
 
 @Controller('metrics')
+@PublicRoute()
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 

@@ -6,8 +6,15 @@
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
 
+/** Milliseconds since the epoch of a UTC day; any year 0–9999 (`Date.UTC` maps 0–99 to 1900–1999). */
+function utcDay(year: number, month: number, day: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getTime();
+}
+
 function validCalendarDate(year: number, month: number, day: number): boolean {
-  const date = new Date(Date.UTC(year, month - 1, day));
+  const date = new Date(utcDay(year, month, day));
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
@@ -16,7 +23,7 @@ export function parseDateBound(value: string, bound: 'from' | 'to'): Date | null
   if (dateOnly) {
     const [year, month, day] = dateOnly.slice(1, 4).map(Number) as [number, number, number];
     if (!validCalendarDate(year, month, day)) return null;
-    const start = Date.UTC(year, month - 1, day);
+    const start = utcDay(year, month, day);
     return new Date(bound === 'from' ? start : start + 86_400_000 - 1);
   }
   const dateTime = DATE_TIME.exec(value);
@@ -26,10 +33,13 @@ export function parseDateBound(value: string, bound: 'from' | 'to'): Date | null
   const offset = dateTime[8];
   if (offset && offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59))
     return null;
-  // Milliseconds are the index's precision: a finer fraction is truncated, which keeps both bounds inclusive.
-  const fraction = (dateTime[7] ?? '').slice(0, 4);
-  const parsed = new Date(`${value.slice(0, 19)}${fraction}${offset ?? 'Z'}`);
-  return Number.isNaN(parsed.getTime()) ? null : parsed;
+  // Milliseconds are the index's precision. A finer fraction rounds towards the inside of the
+  // range: down for an upper bound, up for a lower one, so both stay inclusive and exact.
+  const fraction = dateTime[7] ?? '';
+  const parsed = new Date(`${value.slice(0, 19)}${fraction.slice(0, 4)}${offset ?? 'Z'}`);
+  if (Number.isNaN(parsed.getTime())) return null;
+  const finer = /[1-9]/.test(fraction.slice(4));
+  return bound === 'from' && finer ? new Date(parsed.getTime() + 1) : parsed;
 }
 
 /** Elasticsearch refuses `from + size` beyond this window. */

@@ -25,6 +25,24 @@ describe('buildSearchRequest', () => {
     ]);
   });
 
+  /** The date filter of a search with these bounds (the first filter is always the state). */
+  const dateFilter = (from?: string, to?: string) => {
+    const bounds = { ...(from ? { from: new Date(from) } : {}), ...(to ? { to: new Date(to) } : {}) };
+    const filter = buildSearchRequest({ ...criteria, ...bounds }, 'videos').query?.bool?.filter;
+    return Array.isArray(filter) ? filter[1] : undefined;
+  };
+
+  it('clamps a bound beyond the years 0000–9999 an index holds, keeping the rest of the range', () => {
+    expect(dateFilter('+010000-01-01T00:00:59.000Z', undefined)).toEqual({ match_none: {} });
+    expect(dateFilter(undefined, '-000001-12-31T23:59:00.000Z')).toEqual({ match_none: {} });
+    expect(dateFilter('2020-01-01T00:00:00.000Z', '+010000-01-01T00:00:59.000Z')).toEqual({
+      range: { publishedAt: { gte: '2020-01-01T00:00:00.000Z', lte: '9999-12-31T23:59:59.999Z' } },
+    });
+    expect(dateFilter('-000001-12-31T23:59:00.000Z', '0001-01-01T00:00:00.000Z')).toEqual({
+      range: { publishedAt: { gte: '0000-01-01T00:00:00.000Z', lte: '0001-01-01T00:00:00.000Z' } },
+    });
+  });
+
   it('pages with from/size, counts exactly and breaks ties by date then id', () => {
     const request = buildSearchRequest(criteria, 'videos');
     expect(request.from).toBe(40);

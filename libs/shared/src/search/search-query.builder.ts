@@ -15,6 +15,26 @@ export interface SearchCriteria {
   limit: number;
 }
 
+/** The instants an index's `date` field can hold: years 0000 to 9999. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * The date filter. A bound beyond the years an index holds (an offset can carry
+ * `9999-12-31T23:59:59-00:01` into year 10000) is clamped to them, which selects the same videos;
+ * a range wholly outside them matches nothing. Elasticsearch would refuse such a date.
+ */
+function publishedWithin(from?: Date, to?: Date): estypes.QueryDslQueryContainer | undefined {
+  if (!from && !to) return undefined;
+  if ((from && from.getTime() > LATEST) || (to && to.getTime() < EARLIEST)) return { match_none: {} };
+  const iso = (date: Date) => new Date(Math.min(Math.max(date.getTime(), EARLIEST), LATEST)).toISOString();
+  return {
+    range: {
+      publishedAt: { ...(from ? { gte: iso(from) } : {}), ...(to ? { lte: iso(to) } : {}) },
+    },
+  };
+}
+
 /**
  * Builds the Elasticsearch request for a search. The user's text only ever reaches `match`-family
  * queries, which analyse it as plain words: quotes, colons or `AND` are never query syntax.
@@ -23,16 +43,8 @@ export function buildSearchRequest(criteria: SearchCriteria, index: string): est
   const q = criteria.q.trim();
   const filter: estypes.QueryDslQueryContainer[] = [{ term: { state: VideoState.Active } }];
   if (criteria.authorId !== undefined) filter.push({ term: { authorId: criteria.authorId } });
-  if (criteria.from || criteria.to) {
-    filter.push({
-      range: {
-        publishedAt: {
-          ...(criteria.from ? { gte: criteria.from.toISOString() } : {}),
-          ...(criteria.to ? { lte: criteria.to.toISOString() } : {}),
-        },
-      },
-    });
-  }
+  const published = publishedWithin(criteria.from, criteria.to);
+  if (published) filter.push(published);
 
   return {
     index,
