@@ -261,7 +261,11 @@ describe('GET /api/videos/search (SPEC §7)', () => {
         },
         refresh: true,
       });
-      expect(await ids('q=dingo')).toEqual([]);
+      const [visible] = await seedVideos(context, 1, { title: () => 'Live dingo documentary' });
+      const response = await search('q=dingo');
+      expect(response.body.items.map((item) => item.id)).toEqual([visible]);
+      // The dropped hit is not counted either.
+      expect(response.body).toMatchObject({ total: 1, totalPages: 1 });
     });
 
     it('shows a video as its row is now, after a search already rendered it, and hides it once deleted', async () => {

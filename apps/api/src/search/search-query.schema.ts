@@ -88,7 +88,13 @@ export const searchPageSchema = z.object({
   ),
   page: z.number().int(),
   limit: z.number().int(),
-  total: z.number().int().meta({ description: 'exact number of matching videos' }),
+  total: z
+    .number()
+    .int()
+    .meta({
+      description:
+        'number of matching videos (not capped at 10,000; a video deleted a moment ago may still count on other pages)',
+    }),
   totalPages: z.number().int(),
 });
 

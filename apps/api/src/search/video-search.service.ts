@@ -84,7 +84,10 @@ export class VideoSearchService {
       return head ? [{ head, score: hit._score ?? 0 }] : [];
     });
     const totalHits = response.hits.total;
-    const total = typeof totalHits === 'number' ? totalHits : (totalHits?.value ?? 0);
+    const indexed = typeof totalHits === 'number' ? totalHits : (totalHits?.value ?? 0);
+    // The hits of this page that MySQL dropped are not counted either (those of other pages are,
+    // until the index catches up: counting them would mean checking every match).
+    const total = Math.max(0, indexed - (hits.length - items.length));
     return renderSearchPage(items, { page: query.page, limit: query.limit, total });
   }
 
