@@ -1,10 +1,11 @@
-import { Controller, Get, Inject, Res, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Inject, Logger, Res, ServiceUnavailableException } from '@nestjs/common';
 import {
   HealthCheck,
   HealthCheckService,
   HealthIndicatorService,
   TypeOrmHealthIndicator,
   type HealthCheckResult,
+  type HealthIndicatorResult,
 } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -13,10 +14,23 @@ import { REDIS_CLIENT } from '../redis/redis';
 import { SearchIndexService } from '../search/search-index.service';
 import { StorageService } from '../storage/storage.service';
 
-/** Liveness says the process runs; readiness says every backing service answers. */
+/** Each dependency's status only: the endpoint is public, and an error's text names hosts and ports. */
+function statusesOnly(results: Partial<HealthIndicatorResult> | undefined) {
+  if (!results) return undefined;
+  return Object.fromEntries(
+    Object.entries(results).map(([key, result]) => [key, { status: result!.status }]),
+  );
+}
+
+/**
+ * Liveness says the process runs; readiness says every backing service answers. Why a dependency
+ * is down goes to the log, not into the public answer.
+ */
 @Controller('health')
 @PublicRoute()
 export class HealthController {
+  private readonly logger = new Logger(HealthController.name);
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
@@ -43,8 +57,15 @@ export class HealthController {
       ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
+      const result = error.getResponse() as HealthCheckResult;
+      this.logger.warn({ down: result.error }, 'not ready');
       void reply.status(503).header('Retry-After', '5');
-      return error.getResponse() as HealthCheckResult;
+      return {
+        status: result.status,
+        info: statusesOnly(result.info),
+        error: statusesOnly(result.error),
+        details: statusesOnly(result.details)!,
+      };
     }
   }
 
