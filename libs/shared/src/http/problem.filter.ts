@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemBody, ProblemException, type ProblemBody } from './problem';
 import { isDependencyUnavailable } from './unavailable';
 
@@ -24,7 +24,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       const status = exception.getStatus();
       body = problemBody(status, status >= 500 ? 'The request could not be completed.' : exception.message);
     } else {
-      this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+      // With the request's id, so the stack can be found from the `request errored` line.
+      const { id } = host.switchToHttp().getRequest<FastifyRequest>();
+      this.logger.error(
+        { reqId: id, err: exception instanceof Error ? exception.stack : String(exception) },
+        'unhandled error',
+      );
       body = problemBody(500, 'The request could not be completed.');
     }
     void reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
