@@ -88,13 +88,10 @@ export const searchPageSchema = z.object({
   ),
   page: z.number().int(),
   limit: z.number().int(),
-  total: z
-    .number()
-    .int()
-    .meta({
-      description:
-        'number of matching videos (not capped at 10,000; a video deleted a moment ago may still count on other pages)',
-    }),
+  total: z.number().int().meta({
+    description:
+      'number of matching videos (not capped at 10,000; a video deleted a moment ago may still count on other pages)',
+  }),
   totalPages: z.number().int(),
 });
 
