@@ -8,7 +8,7 @@ import {
 } from '../support/jwks-server';
 import { call, startSystem, type ApiResponse, type System } from '../support/system';
 import { remains, seedVideos } from '../support/seed';
-import { openTestContext } from '../support/test-context';
+import { openTestContext, type TestContext } from '../support/test-context';
 
 const SECRET = process.env.JWT_SECRET!;
 const ISSUER = 'https://issuer.test';
@@ -187,19 +187,22 @@ describe('authentication on /api/** (SPEC §3)', () => {
   });
 
   describe('guards the routes the router matches, however the path is spelled', () => {
+    let context: TestContext;
+
+    beforeAll(async () => {
+      context = await openTestContext();
+    });
+
+    afterAll(() => context?.close());
+
     // The router decodes the path before matching, so `/%61pi/videos/…` is the DELETE route.
     it.each(['/%61pi/videos', '/api/%76ideos', '/%61%70%69/%76ideos'])(
       'a permanent delete at %s without a token is refused and deletes nothing',
       async (prefix) => {
-        const context = await openTestContext();
-        try {
-          const [id] = await seedVideos(context, 1);
-          const response = await call('DELETE', `${system.api}${prefix}/${id}?permanent=true`);
-          expectUnauthorized(response, false);
-          expect((await remains(context, id!)).row).toEqual({ state: 'active' });
-        } finally {
-          await context.close();
-        }
+        const [id] = await seedVideos(context, 1);
+        const response = await call('DELETE', `${system.api}${prefix}/${id}?permanent=true`);
+        expectUnauthorized(response, false);
+        expect((await remains(context, id!)).row).toEqual({ state: 'active' });
       },
     );
 

@@ -5,7 +5,7 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { problemBody } from '@app/shared/http/problem';
+import { problemBody, sendProblem } from '@app/shared/http/problem';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { verifiedCaller } from '../auth/authenticate';
 import { DASHBOARD_PATH } from './dashboard-path';
@@ -32,13 +32,12 @@ function basicCredentials(request: FastifyRequest): [string, string] | null {
 function adminOnly(config: AppConfig) {
   // An early answer returns the reply, so Fastify goes no further.
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    const refuse = (status: 401 | 403, detail: string) => {
-      if (status === 401) void reply.header('WWW-Authenticate', ['Basic realm="queues"', 'Bearer']);
-      return reply
-        .status(status)
-        .type('application/problem+json')
-        .send(JSON.stringify(problemBody(status, detail)));
-    };
+    const refuse = (status: 401 | 403, detail: string) =>
+      sendProblem(
+        reply,
+        problemBody(status, detail),
+        status === 401 ? { 'WWW-Authenticate': ['Basic realm="queues"', 'Bearer'] } : {},
+      );
     const basic = basicCredentials(request);
     if (basic) {
       const ok =

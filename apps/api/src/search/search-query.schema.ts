@@ -33,8 +33,11 @@ const dateBound = (name: 'dateFrom' | 'dateTo') =>
       return date;
     });
 
-/** Length in characters (code points): an emoji counts once, not as its two UTF-16 units. */
-const characters = (value: string) => [...value].length;
+/** A length check in characters (code points): an emoji counts once, not as its two UTF-16 units. */
+const charactersWithin = (min: number, max: number) => (value: string) => {
+  const characters = [...value].length;
+  return characters >= min && characters <= max;
+};
 
 /** The query of `GET /api/videos/search` (SPEC §7): validates, produces the 400 details, documents. */
 export const searchQuerySchema = z
@@ -42,17 +45,8 @@ export const searchQuerySchema = z
     q: z
       .string({ message: 'q is required' })
       .transform((value) => value.trim())
-      .refine(
-        (value) => characters(value) >= 1 && characters(value) <= 256,
-        'q must be 1 to 256 characters after trimming',
-      ),
-    authorId: z
-      .string()
-      .refine(
-        (value) => characters(value) >= 1 && characters(value) <= 128,
-        'authorId must be 1 to 128 characters',
-      )
-      .optional(),
+      .refine(charactersWithin(1, 256), 'q must be 1 to 256 characters after trimming'),
+    authorId: z.string().refine(charactersWithin(1, 128), 'authorId must be 1 to 128 characters').optional(),
     dateFrom: dateBound('dateFrom'),
     dateTo: dateBound('dateTo'),
     page: digits('page', 1, Infinity, 1),

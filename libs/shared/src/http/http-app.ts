@@ -7,7 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '../config/config.schema';
 import { MetricsService } from '../metrics/metrics.service';
-import { ProblemException } from './problem';
+import { problemBody, ProblemException, sendProblem, type ProblemBody } from './problem';
 
 /** The caller's `X-Request-Id` when it is a sane token, else a new UUID; jobs carry it on. */
 export function requestId(request: IncomingMessage): string {
@@ -47,11 +47,7 @@ async function answerUnreadablePath(
         ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`
         : 'The path is not valid percent-encoding.',
     );
-  await reply
-    .status(problem.getStatus())
-    .headers(problem.headers)
-    .type('application/problem+json')
-    .send(JSON.stringify(problem.getResponse()));
+  void sendProblem(reply, problem.getResponse() as ProblemBody, problem.headers);
 }
 
 /**
@@ -74,8 +70,12 @@ export async function createHttpApp(
       maxParamLength: MAX_PARAM_LENGTH,
       ignoreTrailingSlash: true,
     },
-    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
-      void answerUnreadablePath(error, request, reply, refuseUnauthenticated),
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      // The token check never rejects; should anything else fail, the answer is still a problem.
+      void answerUnreadablePath(error, request, reply, refuseUnauthenticated).catch(
+        () => void sendProblem(reply, problemBody(500, 'The request could not be completed.')),
+      );
+    },
   });
   // No route takes a body: whatever a client sends is read and ignored, never a reason to fail.
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {

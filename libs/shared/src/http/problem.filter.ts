@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { problemBody, ProblemException, type ProblemBody } from './problem';
+import { problemBody, ProblemException, sendProblem, type ProblemBody } from './problem';
 import { isDependencyUnavailable } from './unavailable';
 
 /** Every error leaves as application/problem+json; nothing internal is ever in the body. */
@@ -32,6 +32,6 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       );
       body = problemBody(500, 'The request could not be completed.');
     }
-    void reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+    void sendProblem(reply, body);
   }
 }

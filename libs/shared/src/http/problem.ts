@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 
 /** One bad parameter in a 400 answer. */
 export interface ProblemFieldError {
@@ -48,6 +49,19 @@ export function problemBody(status: number, detail: string, errors?: ProblemFiel
     detail,
     ...(errors ? { errors } : {}),
   };
+}
+
+/** Answers with a problem document, plus any headers (a challenge, `Retry-After`). */
+export function sendProblem(
+  reply: FastifyReply,
+  body: ProblemBody,
+  headers: Record<string, string | string[]> = {},
+): FastifyReply {
+  return reply
+    .status(body.status)
+    .headers(headers)
+    .type('application/problem+json')
+    .send(JSON.stringify(body));
 }
 
 /** An RFC 9457 problem, with optional response headers (WWW-Authenticate, Retry-After). */
