@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { sleep, waitFor } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
@@ -48,6 +49,36 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(await Promise.all(inFlight)).toEqual(Array.from({ length: 40 }, () => 200));
     await exited;
     await expect(fetch(`${system.api}/health/live`)).rejects.toThrow();
+  }, 60_000);
+
+  it('a request arriving on an open connection while the API drains gets a 503 problem, and the connection closes', async () => {
+    await seedVideos(context, 3, { title: (i) => `Drain video ${i}` });
+    proxy = await startFaultProxy(context.config.ELASTICSEARCH_URL, { latencyMs: 1_500 });
+    system = await startSystem({ REDIS_URL: redis.url, ELASTICSEARCH_URL: proxy.url }, { worker: false });
+    const { hostname, port } = new URL(system.api);
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const closed = new Promise<void>((done) => socket.on('close', () => done()));
+    const search = (q: string) =>
+      `GET /api/videos/search?q=${q} HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${admin}\r\n\r\n`;
+    socket.write(search('drain'));
+    await sleep(500);
+    const exited = system.processes[0]!.stop('SIGTERM');
+    await sleep(300);
+    // The first search is still waiting for the slow index; this one arrives on the same connection.
+    socket.write(search('late'));
+    await closed;
+    await exited;
+
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    const [head, body] = second!.split('\r\n\r\n');
+    expect(head).toMatch(/^content-type: application\/problem\+json/im);
+    expect(head).toMatch(/^retry-after: 1\r?$/im);
+    expect(head).toMatch(/^connection: close\r?$/im);
+    expect(JSON.parse(body!)).toMatchObject({ status: 503, title: 'Service Unavailable' });
   }, 60_000);
 
   it('the worker finishes the deletion it is running before it exits', async () => {

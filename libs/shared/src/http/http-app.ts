@@ -65,6 +65,8 @@ export async function createHttpApp(
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     genReqId: requestId,
     requestIdHeader: false,
+    // Turned away while draining by the hook below, as a problem document rather than Fastify's own.
+    return503OnClosing: false,
     routerOptions: {
       // An id up to this long is a 400 from validation; a longer one, the router's 400 below.
       maxParamLength: MAX_PARAM_LENGTH,
@@ -86,6 +88,20 @@ export async function createHttpApp(
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
   app.useLogger(app.get(Logger));
+  // After SIGTERM the server takes no new connections, but a request can still arrive on one that
+  // is open (keep-alive, pipelining). It gets a 503 with `Retry-After` and, from Fastify, a
+  // `Connection: close`, so the client retries on another instance; requests already in flight finish.
+  let draining = false;
+  fastify.addHook('preClose', (done) => {
+    draining = true;
+    done();
+  });
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    if (!draining) return done();
+    void sendProblem(reply, problemBody(503, 'This instance is shutting down; try again.'), {
+      'Retry-After': '1',
+    });
+  });
   const metrics = app.get(MetricsService);
   const log = await app.resolve(PinoLogger);
   log.setContext('http');
