@@ -152,6 +152,14 @@ describe('authentication on /api/** (SPEC §3)', () => {
       ['no exp', () => hs256({ exp: undefined })],
       ['no sub', () => hs256({ sub: undefined })],
       ['an empty sub', () => hs256({ sub: '' })],
+      ['a blank sub', () => hs256({ sub: '   ' })],
+      [
+        'a valid HS256 signature over a header with `crit` (an extension this API does not know)',
+        () =>
+          handmade({ alg: 'HS256', typ: 'JWT', crit: ['exp-ext'], 'exp-ext': true }, claims(), (input) =>
+            createHmac('sha256', SECRET).update(input).digest('base64url'),
+          ),
+      ],
       ['a tampered payload', tampered],
       ['a valid token followed by another word (malformed header)', () => `${hs256()} extra`],
       ['two valid tokens', () => `${hs256()} ${hs256()}`],

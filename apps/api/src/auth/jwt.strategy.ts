@@ -85,6 +85,9 @@ function keyProvider(config: AppConfig) {
   const publicKey = publicKeyCache();
   return (request: TokenRequest, rawToken: string, done: KeyCallback) => {
     const header = decode(rawToken, { complete: true })?.header;
+    // RFC 7515 §4.1.11: a token marking header extensions critical must be refused unless each is
+    // understood, and this API understands none (jsonwebtoken ignores `crit`).
+    if (header && 'crit' in header) return done(new Error('token has critical header extensions'));
     const algorithm = header?.alg as Algorithm | undefined;
     if (algorithm && SECRET_ALGORITHMS.includes(algorithm) && secret) return done(null, secret);
     if (algorithm && JWKS_ALGORITHMS.includes(algorithm) && jwks) {
@@ -119,9 +122,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  /** jsonwebtoken accepts a token without `exp` or `sub`; this API does not. */
+  /** jsonwebtoken accepts a token without `exp` or `sub`; this API does not, nor a blank `sub`. */
   validate(claims: TokenClaims): AuthenticatedUser | false {
-    if (typeof claims.sub !== 'string' || claims.sub.length === 0 || claims.sub.length > 128) return false;
+    if (typeof claims.sub !== 'string' || claims.sub.trim() === '' || claims.sub.length > 128) return false;
     if (typeof claims.exp !== 'number') return false;
     const roles = Array.isArray(claims.roles)
       ? claims.roles.filter((r): r is string => typeof r === 'string')
