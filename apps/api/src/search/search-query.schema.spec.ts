@@ -9,7 +9,7 @@ function errorsOf(query: Record<string, unknown>): string[] {
     pipe.transform(query);
   } catch (error) {
     if (!(error instanceof ProblemException)) throw error;
-    return ((error.getResponse() as ProblemBody).errors ?? []).map((e) => e.name).sort();
+    return (error.body.errors ?? []).map((e) => e.name).sort();
   }
   return [];
 }
@@ -69,7 +69,7 @@ describe('search query validation (SPEC §7)', () => {
     try {
       pipe.transform({ q: 'x', page: '99999999999999999999999' });
     } catch (error) {
-      body = (error as ProblemException).getResponse() as ProblemBody;
+      body = (error as ProblemException).body;
     }
     expect(body?.errors?.map((e) => e.name)).toEqual(['page']);
     const reason = body!.errors![0]!.reason;

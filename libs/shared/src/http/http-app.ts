@@ -7,7 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '../config/config.schema';
 import { MetricsService } from '../metrics/metrics.service';
-import { problemBody, ProblemException, sendProblem, type ProblemBody } from './problem';
+import { problemBody, ProblemException, sendProblem } from './problem';
 
 /** The caller's `X-Request-Id` when it is a sane token, else a new UUID; jobs carry it on. */
 export function requestId(request: IncomingMessage): string {
@@ -47,7 +47,7 @@ async function answerUnreadablePath(
         ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`
         : 'The path is not valid percent-encoding.',
     );
-  void sendProblem(reply, problem.getResponse() as ProblemBody, problem.headers);
+  void sendProblem(reply, problem.body, problem.headers);
 }
 
 /**

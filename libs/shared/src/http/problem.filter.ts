@@ -11,15 +11,16 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     let body: ProblemBody;
+    let headers: Record<string, string> = {};
     if (exception instanceof ProblemException) {
-      body = exception.getResponse() as ProblemBody;
-      void reply.headers(exception.headers);
+      body = exception.body;
+      headers = exception.headers;
     } else if (isDependencyUnavailable(exception)) {
       this.logger.warn(
         `dependency unavailable: ${exception instanceof Error ? exception.message : String(exception)}`,
       );
       body = problemBody(503, 'A service this request needs is unavailable; try again shortly.');
-      void reply.header('Retry-After', '5');
+      headers = { 'Retry-After': '5' };
     } else if (exception instanceof HttpException) {
       const status = exception.getStatus();
       body = problemBody(status, status >= 500 ? 'The request could not be completed.' : exception.message);
@@ -32,6 +33,6 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       );
       body = problemBody(500, 'The request could not be completed.');
     }
-    void sendProblem(reply, body);
+    void sendProblem(reply, body, headers);
   }
 }

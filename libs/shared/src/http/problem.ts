@@ -75,6 +75,11 @@ export class ProblemException extends HttpException {
     super(problemBody(status, detail, errors), status);
   }
 
+  /** The problem document this exception answers with. */
+  get body(): ProblemBody {
+    return this.getResponse() as ProblemBody;
+  }
+
   /** A 400 naming each bad parameter in `errors`; `detail` sums them up in one sentence. */
   static badRequest(errors: ProblemFieldError[]): ProblemException {
     const reasons = errors.map((error) => error.reason).join('; ');

@@ -131,8 +131,9 @@ export class VideoRepository {
    * MySQL. The id list is padded (with its last id) to a multiple of 10, so each connection keeps at
    * most ten statements per column list for pages of up to 100, however many sizes it serves: MySQL
    * caps prepared statements server-wide (`max_prepared_stmt_count`), for every API process
-   * together. A full page of the default 20 needs no padding (to 32, padding cost MySQL 15 % more). `USE INDEX (PRIMARY)`: an index on `state` never beats the primary key for a list of
-   * ids, yet costing those plans took about a sixth of MySQL's time per query.
+   * together. A full page of the default 20 needs no padding (to 32, padding cost MySQL 15 % more).
+   * `USE INDEX (PRIMARY)`: an index on `state` never beats the primary key for a list of ids, yet
+   * costing those plans took about a sixth of MySQL's time per query.
    */
   private async activeRows<T>(columns: string, ids: string[]): Promise<T[]> {
     if (ids.length === 0) return [];
