@@ -47,6 +47,18 @@ describe('migrations', () => {
     );
   });
 
+  it('stores video ids as bytes (ascii_bin), so key comparisons skip the Unicode collation', async () => {
+    const [rows] = await admin.query(
+      `SELECT CONCAT(table_name, '.', column_name, '=', collation_name) AS col FROM information_schema.columns
+       WHERE table_schema = ? AND column_name IN ('id', 'video_id') AND data_type = 'char' ORDER BY col`,
+      [DATABASE],
+    );
+    expect((rows as { col: string }[]).map((row) => row.col)).toEqual([
+      'deletion_audit.video_id=ascii_bin',
+      'videos.id=ascii_bin',
+    ]);
+  });
+
   it('is idempotent: a second run applies nothing and changes nothing', async () => {
     const before = await schema();
     expect(await migrate({ DATABASE_URL })).toEqual([]);

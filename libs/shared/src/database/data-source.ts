@@ -5,9 +5,10 @@ import { DeletionAuditEntity } from '../video/deletion-audit.entity';
 import { VideoEntity } from '../video/video.entity';
 import { Init1763683200000 } from './migrations/1763683200000-init';
 import { DeletionRequest1763769600000 } from './migrations/1763769600000-deletion-request';
+import { AsciiIds1795219200000 } from './migrations/1795219200000-ascii-ids';
 
 export const ENTITIES = [VideoEntity, DeletionAuditEntity];
-export const MIGRATIONS = [Init1763683200000, DeletionRequest1763769600000];
+export const MIGRATIONS = [Init1763683200000, DeletionRequest1763769600000, AsciiIds1795219200000];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {
   return {

@@ -7,7 +7,14 @@ export class DeletionAuditEntity {
   @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
   id!: string;
 
-  @Column({ name: 'video_id', type: 'char', length: 36, unique: true })
+  @Column({
+    name: 'video_id',
+    type: 'char',
+    length: 36,
+    charset: 'ascii',
+    collation: 'ascii_bin',
+    unique: true,
+  })
   videoId!: string;
 
   @Column({ name: 'author_id', type: 'varchar', length: 128 })

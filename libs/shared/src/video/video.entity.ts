@@ -8,8 +8,8 @@ import { VideoState } from './video-state';
 @Index('idx_videos_state_updated_at', ['state', 'updatedAt'])
 @Index('idx_videos_author_id', ['authorId'])
 export class VideoEntity {
-  /** Lowercase canonical UUID. */
-  @PrimaryColumn({ type: 'char', length: 36 })
+  /** Lowercase canonical UUID, compared as bytes. */
+  @PrimaryColumn({ type: 'char', length: 36, charset: 'ascii', collation: 'ascii_bin' })
   id!: string;
 
   @Column({ name: 'author_id', type: 'varchar', length: 128 })
