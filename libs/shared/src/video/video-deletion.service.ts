@@ -9,7 +9,7 @@ import { StorageCleaner } from '../storage/storage-cleaner';
 import { decide, type Actor, type Command, type Decision, type NextState } from './video-lifecycle';
 import { VideoState } from './video-state';
 import type { VideoEntity } from './video.entity';
-import { type FinishedDeletion, VideoRepository } from './video.repository';
+import { type FinishedDeletion, type VideoLifecycleRow, VideoRepository } from './video.repository';
 import { CoalescingBatcher } from '../util/coalescing-batcher';
 import { withTimeout } from '../util/with-timeout';
 
@@ -155,10 +155,10 @@ export class VideoDeletionService {
    * Moves a due purge to `deleting` (or finds a deletion already under way). Optimistic: read,
    * decide, write only if the version has not moved; a concurrent change means decide again.
    */
-  private async claimPurge(videoId: string): Promise<VideoEntity | Exclude<PurgeOutcome, 'purged'>> {
+  private async claimPurge(videoId: string): Promise<VideoLifecycleRow | Exclude<PurgeOutcome, 'purged'>> {
     for (;;) {
       const now = new Date();
-      const [video] = await this.videos.findByIds([videoId]);
+      const video = await this.videos.findLifecycle(videoId);
       if (!video) return 'already_gone';
       const decision = decide(video, { type: 'claim_purge' }, null, now);
       if (decision.kind !== 'change') {

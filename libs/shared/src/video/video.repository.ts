@@ -29,9 +29,18 @@ function parseTags<T extends { tags: string | string[] }>(raw: T): Omit<T, 'tags
   return { ...raw, tags: typeof raw.tags === 'string' ? (JSON.parse(raw.tags) as string[]) : raw.tags };
 }
 
+/** What deciding on a row and auditing its deletion need: no content columns. */
+export type VideoLifecycleRow = Pick<
+  VideoEntity,
+  'id' | 'authorId' | 'state' | 'deletedAt' | 'purgeAt' | 'deletionReason' | 'deletionRequestedBy' | 'version'
+>;
+
+const LIFECYCLE_COLUMNS = `id, author_id AS authorId, state, deleted_at AS deletedAt, purge_at AS purgeAt,
+  deletion_reason AS deletionReason, deletion_requested_by AS deletionRequestedBy, version`;
+
 /** A deletion whose media and index document are gone: what its audit record says. */
 export interface FinishedDeletion {
-  video: VideoEntity;
+  video: VideoLifecycleRow;
   objectsDeleted: number;
   purgedAt: Date;
 }
@@ -103,6 +112,18 @@ export class VideoRepository {
       [ids],
     );
     return rows.map(parseTags);
+  }
+
+  /**
+   * A row's lifecycle columns, without its content (a description can be many kilobytes): each
+   * purge claims its video with this read.
+   */
+  async findLifecycle(id: string): Promise<VideoLifecycleRow | undefined> {
+    const [rows] = await this.pool.execute<RowDataPacket[]>(
+      `SELECT ${LIFECYCLE_COLUMNS} FROM videos WHERE id = ?`,
+      [id],
+    );
+    return rows[0] as VideoLifecycleRow | undefined;
   }
 
   /** mysql2's pool behind TypeORM (which types it as `any`); it exists once the data source is initialised. */
