@@ -17,17 +17,15 @@ export interface VideoContent {
   publishedAt: Date | null;
 }
 
-/** Columns as entity properties: hot paths read rows with one plain query and no ORM hydration. */
-const VIDEO_COLUMNS = `id, author_id AS authorId, title, description, tags, published_at AS publishedAt, state,
-  deleted_at AS deletedAt, purge_at AS purgeAt, deletion_reason AS deletionReason,
-  deletion_requested_by AS deletionRequestedBy, version, created_at AS createdAt, updated_at AS updatedAt`;
-
-type RawVideo = Omit<VideoEntity, 'tags'> & { tags: string | string[] };
-
-/** MariaDB returns JSON columns as text, MySQL as parsed values. */
-function parseTags<T extends { tags: string | string[] }>(raw: T): Omit<T, 'tags'> & { tags: string[] } {
-  return { ...raw, tags: typeof raw.tags === 'string' ? (JSON.parse(raw.tags) as string[]) : raw.tags };
-}
+/**
+ * Columns as entity properties: hot paths read rows with one plain query and no ORM hydration.
+ * A video's content (what the import writes and a search shows) apart from its lifecycle (what
+ * deciding on it and auditing its deletion need).
+ */
+const CONTENT_COLUMNS = 'title, description, tags, published_at AS publishedAt';
+const LIFECYCLE_COLUMNS = `id, author_id AS authorId, state, deleted_at AS deletedAt, purge_at AS purgeAt,
+  deletion_reason AS deletionReason, deletion_requested_by AS deletionRequestedBy, version`;
+const VIDEO_COLUMNS = `${LIFECYCLE_COLUMNS}, ${CONTENT_COLUMNS}, created_at AS createdAt, updated_at AS updatedAt`;
 
 /** What deciding on a row and auditing its deletion need: no content columns. */
 export type VideoLifecycleRow = Pick<
@@ -35,8 +33,12 @@ export type VideoLifecycleRow = Pick<
   'id' | 'authorId' | 'state' | 'deletedAt' | 'purgeAt' | 'deletionReason' | 'deletionRequestedBy' | 'version'
 >;
 
-const LIFECYCLE_COLUMNS = `id, author_id AS authorId, state, deleted_at AS deletedAt, purge_at AS purgeAt,
-  deletion_reason AS deletionReason, deletion_requested_by AS deletionRequestedBy, version`;
+type RawVideo = Omit<VideoEntity, 'tags'> & { tags: string | string[] };
+
+/** MariaDB returns JSON columns as text, MySQL as parsed values. */
+function parseTags<T extends { tags: string | string[] }>(raw: T): Omit<T, 'tags'> & { tags: string[] } {
+  return { ...raw, tags: typeof raw.tags === 'string' ? (JSON.parse(raw.tags) as string[]) : raw.tags };
+}
 
 /** A deletion whose media and index document are gone: what its audit record says. */
 export interface FinishedDeletion {
@@ -54,8 +56,7 @@ export type VideoSummary = Pick<
 /** Only the columns a search answer shows: fewer values to send, parse and allocate per hit. */
 type RawSummary = Omit<VideoSummary, 'tags'> & { tags: string | string[] };
 
-const SUMMARY_COLUMNS =
-  'id, author_id AS authorId, title, description, tags, published_at AS publishedAt, version';
+const SUMMARY_COLUMNS = `id, author_id AS authorId, ${CONTENT_COLUMNS}, version`;
 
 /**
  * `items` lengthened to the next multiple of `step` by repeating the last one, so that statements
