@@ -10,6 +10,7 @@ import { sleep } from '../test/support/processes';
 import { startWorker } from './lib/bench-env';
 import { closedLoop } from './lib/stats';
 import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
+import { roundOrder } from './lib/order';
 
 interface PurgeRun {
   videos: number;
@@ -111,8 +112,8 @@ function combine(rounds: PurgeRun[]): PurgeRun {
  * concurrency, without queue or framework.
  *
  * Elasticsearch and S3Proxy are JVMs that speed up as they warm: a first, unmeasured round of each
- * side warms them, then the measured rounds alternate (worker, raw, worker, raw…) so neither side
- * always gets the warmer or the quieter minute.
+ * side warms them, then the measured rounds alternate (worker, raw, raw, worker…: `roundOrder`) so
+ * neither side always gets the warmer or the quieter minute.
  */
 export async function benchPurge(
   config: AppConfig,
@@ -191,8 +192,10 @@ export async function benchPurge(
     const workerRounds: PurgeRun[] = [];
     const rawRounds: PurgeRun[] = [];
     for (let round = 0; round < rounds; round++) {
-      workerRounds.push(await viaWorker(videos));
-      rawRounds.push(await viaRawScript(videos));
+      for (const side of roundOrder(['worker', 'raw'] as const, round)) {
+        if (side === 'worker') workerRounds.push(await viaWorker(videos));
+        else rawRounds.push(await viaRawScript(videos));
+      }
     }
     return { worker: combine(workerRounds), raw: combine(rawRounds) };
   } finally {

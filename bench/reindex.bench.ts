@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { ENTRY, startProcess } from '../test/support/processes';
 import { BENCH_ENV, peakRss } from './lib/bench-env';
+import { roundOrder } from './lib/order';
 
 export interface ProcessRun {
   documents: number;
@@ -66,7 +67,8 @@ async function rawBulkOnce(env: Record<string, string>): Promise<ProcessRun> {
 
 /**
  * `cli reindex` (new index, catch-up, alias swap) against a raw `helpers.bulk` load of the same
- * rows, in alternating rounds (reindex, raw, reindex, raw…) so neither always gets the quieter turn.
+ * rows, in alternating rounds (reindex, raw, raw, reindex…: `roundOrder`) so neither always gets the
+ * quieter turn.
  * One unmeasured round of each first: the benches before this one warm Elasticsearch's search
  * code, not its indexing code, so the first measured bulk load (always the CLI's) ran on a colder
  * JVM.
@@ -84,8 +86,10 @@ export async function benchReindex({
   const service: ProcessRun[] = [];
   const raw: ProcessRun[] = [];
   for (let round = 0; round < rounds; round++) {
-    service.push(await reindexOnce());
-    raw.push(await rawBulkOnce(env));
+    for (const side of roundOrder(['service', 'raw'] as const, round)) {
+      if (side === 'service') service.push(await reindexOnce());
+      else raw.push(await rawBulkOnce(env));
+    }
   }
   return { service: combine(service), raw: combine(raw) };
 }

@@ -9,6 +9,7 @@ import { VideoImporter } from '@app/shared/importer/video-importer';
 import { resolve } from 'node:path';
 import { applyBenchEnv, openBenchContext, startApi } from './lib/bench-env';
 import { machine, writeReport, type Report, type Target } from './lib/report';
+import type { CpuSeconds } from './lib/cpu';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
 import { benchPurge, type PurgeBench } from './purge.bench';
@@ -17,20 +18,27 @@ import { benchScale, type ScaleBench } from './scale.bench';
 import { benchSearch, type SearchBench } from './search.bench';
 
 const quick = process.argv.includes('--quick');
+/** Measured rounds of each comparison; even, so that `roundOrder` balances them. */
+const ROUNDS = { search: quick ? 2 : 6, purge: quick ? 2 : 4, reindex: quick ? 2 : 4 };
 const SCALE = Number(process.env.BENCH_SCALE ?? 1_000_000);
 const CONCURRENCY = 16;
 const MB = 2 ** 20;
 
 const ms = (v: number) => v.toFixed(1);
 const rate = (v: number) => v.toFixed(0);
+/** CPU ms per unit of work for each part; Elasticsearch's JIT compiler share in brackets. */
+const cpuPer = (cpu: CpuSeconds, count: number, parts: string[]) => {
+  const perUnit = (part: string) => (((cpu[part] ?? 0) * 1000) / count).toFixed(2);
+  return parts
+    .map((part) =>
+      part === 'elasticsearch' ? `${perUnit(part)} (${perUnit('elasticsearch-jit')})` : perUnit(part),
+    )
+    .join(' / ');
+};
 const cpuPerVideo = (run: PurgeBench['worker'], node: string) =>
-  [node, 'elasticsearch', 'mysql', 's3proxy', 'redis']
-    .map((part) => (((run.cpu[part] ?? 0) * 1000) / run.videos).toFixed(2))
-    .join(' / ');
+  cpuPer(run.cpu, run.videos, [node, 'elasticsearch', 'mysql', 's3proxy', 'redis']);
 const cpuPerRequest = (run: SearchBench['api']) =>
-  ['api', 'elasticsearch', 'mysql', 'bench']
-    .map((part) => (((run.cpu[part] ?? 0) * 1000) / run.requests).toFixed(2))
-    .join(' / ');
+  cpuPer(run.cpu, run.requests, ['api', 'elasticsearch', 'mysql', 'bench']);
 const row = (name: string, s: RunStats) => [
   name,
   rate(s.perSecond),
@@ -69,8 +77,8 @@ async function main(): Promise<void> {
     const search = await benchSearch(config, context, api.url, {
       concurrency: CONCURRENCY,
       seconds: quick ? 8 : 48,
-      rounds: quick ? 2 : 6,
-      warmupSeconds: quick ? 4 : 12,
+      rounds: ROUNDS.search,
+      warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
     });
     log('soft delete');
     const softDelete = await benchSoftDelete(context, api.url, {
@@ -81,11 +89,11 @@ async function main(): Promise<void> {
     log('purge');
     const purge = await benchPurge(config, context, {
       videos: quick ? 300 : 600,
-      rounds: quick ? 2 : 3,
+      rounds: ROUNDS.purge,
       concurrency: 8,
     });
     log('reindex');
-    const reindex = await benchReindex({ rounds: quick ? 2 : 3 });
+    const reindex = await benchReindex({ rounds: ROUNDS.reindex });
     let scale: ScaleBench | undefined;
     if (!quick) {
       log(`scale: ${SCALE} videos`);
@@ -137,7 +145,10 @@ async function main(): Promise<void> {
       figures: { search, softDelete, purge, reindex, scale },
       tables: [
         {
-          title: `Search (${CONCURRENCY} connections, query mix from the sample, ${quick ? 8 : 48} s each in ${quick ? 2 : 6} alternating rounds after a warm-up)`,
+          title:
+            `Search (${CONCURRENCY} connections, query mix from the sample, ${quick ? 8 : 48} s each in ` +
+            `${ROUNDS.search} alternating rounds, a b b a…, after a warm-up of ${search.warmUp.seconds.toFixed(0)} s ` +
+            `that ended with Elasticsearch's JIT compiler at ${(search.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
           header: [
             'system',
             'req/s',
@@ -145,7 +156,7 @@ async function main(): Promise<void> {
             'p99 ms',
             'requests',
             'errors',
-            'CPU ms per request: API / ES / MySQL / load generator',
+            'CPU ms per request: API / ES (of it JIT compiler) / MySQL / load generator',
           ],
           rows: [
             [
@@ -165,13 +176,13 @@ async function main(): Promise<void> {
           rows: [row('DELETE /api/videos/{id}?retentionDays=30', softDelete)],
         },
         {
-          title: `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency 8; ${quick ? 2 : 3} alternating rounds each after a warm-up)`,
+          title: `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency 8; ${ROUNDS.purge} alternating rounds each, a b b a…, after a warm-up)`,
           header: [
             'system',
             'videos',
             'seconds',
             'videos/s',
-            'CPU ms per video: Node / ES / MySQL / S3Proxy / Redis',
+            'CPU ms per video: Node / ES (of it JIT compiler) / MySQL / S3Proxy / Redis',
           ],
           rows: [
             [
@@ -191,7 +202,7 @@ async function main(): Promise<void> {
           ],
         },
         {
-          title: `Full reindex from MySQL (the sample; ${quick ? 2 : 3} alternating rounds each)`,
+          title: `Full reindex from MySQL (the sample; ${ROUNDS.reindex} alternating rounds each, a b b a…, after a warm-up)`,
           header: ['system', 'documents', 'seconds', 'docs/s', 'peak RSS MB'],
           rows: [
             [

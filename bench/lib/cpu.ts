@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** CPU seconds used so far by each part of the system, summed over its processes (Linux /proc). */
+/**
+ * CPU seconds used so far by each part of the system, summed over its processes (Linux /proc).
+ * `elasticsearch-jit` is the part of `elasticsearch` spent in the JVM's JIT compiler threads.
+ */
 export type CpuSeconds = Record<string, number>;
 
 const PARTS: [string, RegExp][] = [
@@ -15,6 +18,31 @@ const PARTS: [string, RegExp][] = [
 
 const TICKS_PER_SECOND = 100;
 
+/** utime + stime of a `/proc/.../stat` line, in seconds. */
+function statSeconds(stat: string): number {
+  // Fields after the command name: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** HotSpot names its JIT compiler threads `C1 CompilerThread0`, `C2 CompilerThread1`… */
+const JIT_THREAD = /^C[12] CompilerThre/;
+
+/** CPU seconds a JVM's threads spent compiling so far. */
+function jitSeconds(pid: string): number {
+  let total = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (JIT_THREAD.test(readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8'))) {
+        total += statSeconds(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+      }
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
 export function cpuSeconds(): CpuSeconds {
   const totals: CpuSeconds = {};
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
@@ -26,10 +54,10 @@ export function cpuSeconds(): CpuSeconds {
               pattern.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')),
             )?.[0];
       if (!part) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Fields after the command name: utime and stime are the 12th and 13th.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      totals[part] = (totals[part] ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+      totals[part] = (totals[part] ?? 0) + statSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      if (part === 'elasticsearch') {
+        totals['elasticsearch-jit'] = (totals['elasticsearch-jit'] ?? 0) + jitSeconds(pid);
+      }
     } catch {
       // The process exited between the listing and the read.
     }

@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './cpu';
+import { roundOrder } from './order';
 import { percentile, type RunStats } from './stats';
 
 export interface HttpLoad {
@@ -74,8 +75,9 @@ export async function httpLoad(load: HttpLoad): Promise<RunStats> {
 }
 
 /**
- * Several loads measured in alternation (a, b, a, b…), each round `seconds` long, so none of them
- * always gets the warmer or the quieter minute of a shared machine. Each load's rounds are merged:
+ * Several loads measured in alternation (a, b, b, a, a, b…: `roundOrder`), each round `seconds`
+ * long, so none of them always gets the warmer or the quieter minute of a shared machine. Each
+ * load's rounds are merged:
  * latency percentiles over every request, throughput over the summed time, and the CPU seconds
  * each part of the system used during that load's rounds.
  */
@@ -88,7 +90,7 @@ export async function alternatingLoads<K extends string>(
   const latencies = new Map<K, number[]>(names.map((name) => [name, []]));
   const cpu = new Map<K, CpuSeconds>(names.map((name) => [name, {}]));
   for (let round = 0; round < rounds; round++) {
-    for (const name of names) {
+    for (const name of roundOrder(names, round)) {
       const opts = options({ ...loads[name], durationSeconds: seconds });
       const before = cpuSeconds();
       const run = await measured({ ...opts, skipAggregateResult: true });
@@ -111,4 +113,42 @@ export async function alternatingLoads<K extends string>(
     };
   }
   return merged;
+}
+
+export interface WarmUp {
+  seconds: number;
+  /** Share of Elasticsearch's CPU spent in its JIT compiler during the last warm-up round. */
+  jitShare: number;
+}
+
+/**
+ * Runs the loads, unmeasured, in alternating rounds of `roundSeconds` each until Elasticsearch's
+ * JVM has stopped compiling: its JIT compiler threads used at most `settledJitShare` of its CPU in
+ * the last round, after at least `minSeconds` (which also lets V8 optimise the API) and at most
+ * `maxSeconds`. A freshly started node spends minutes of search load compiling; measured in that
+ * time, every round is slower than the next, and more so for the side that runs first.
+ */
+export async function warmUp<K extends string>(
+  loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
+  {
+    roundSeconds,
+    minSeconds,
+    maxSeconds,
+    settledJitShare,
+  }: { roundSeconds: number; minSeconds: number; maxSeconds: number; settledJitShare: number },
+): Promise<WarmUp> {
+  const started = performance.now();
+  let seconds = 0;
+  let jitShare = 1;
+  do {
+    const round = await alternatingLoads(loads, { rounds: 1, seconds: roundSeconds });
+    const used = (part: string) =>
+      Object.values<RunStats & { cpu: CpuSeconds }>(round).reduce(
+        (sum, side) => sum + (side.cpu[part] ?? 0),
+        0,
+      );
+    jitShare = used('elasticsearch-jit') / Math.max(used('elasticsearch'), 0.01);
+    seconds = (performance.now() - started) / 1000;
+  } while (seconds < maxSeconds && (seconds < minSeconds || jitShare > settledJitShare));
+  return { seconds, jitShare };
 }
