@@ -10,7 +10,7 @@ import { sleep } from '../test/support/processes';
 import { startWorker } from './lib/bench-env';
 import { closedLoop } from './lib/stats';
 import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
-import { roundOrder } from './lib/order';
+import { alternate } from './lib/order';
 
 interface PurgeRun {
   videos: number;
@@ -189,15 +189,11 @@ export async function benchPurge(
     const warmUp = Math.max(50, Math.round(videos / 4));
     await viaWorker(warmUp);
     await viaRawScript(warmUp);
-    const workerRounds: PurgeRun[] = [];
-    const rawRounds: PurgeRun[] = [];
-    for (let round = 0; round < rounds; round++) {
-      for (const side of roundOrder(['worker', 'raw'] as const, round)) {
-        if (side === 'worker') workerRounds.push(await viaWorker(videos));
-        else rawRounds.push(await viaRawScript(videos));
-      }
-    }
-    return { worker: combine(workerRounds), raw: combine(rawRounds) };
+    const measured = await alternate(
+      { worker: () => viaWorker(videos), raw: () => viaRawScript(videos) },
+      rounds,
+    );
+    return { worker: combine(measured.worker), raw: combine(measured.raw) };
   } finally {
     await worker.stop();
     await queues.close();

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ENTRY, startProcess } from '../test/support/processes';
 import { BENCH_ENV, peakRss } from './lib/bench-env';
-import { roundOrder } from './lib/order';
+import { alternate } from './lib/order';
 
 export interface ProcessRun {
   documents: number;
@@ -83,13 +83,6 @@ export async function benchReindex({
   const reindexOnce = () => measuredCli(['reindex', '--no-progress'], REINDEXED, env);
   await reindexOnce();
   await rawBulkOnce(env);
-  const service: ProcessRun[] = [];
-  const raw: ProcessRun[] = [];
-  for (let round = 0; round < rounds; round++) {
-    for (const side of roundOrder(['service', 'raw'] as const, round)) {
-      if (side === 'service') service.push(await reindexOnce());
-      else raw.push(await rawBulkOnce(env));
-    }
-  }
-  return { service: combine(service), raw: combine(raw) };
+  const measured = await alternate({ service: reindexOnce, raw: () => rawBulkOnce(env) }, rounds);
+  return { service: combine(measured.service), raw: combine(measured.raw) };
 }

@@ -20,6 +20,8 @@ import { benchSearch, type SearchBench } from './search.bench';
 const quick = process.argv.includes('--quick');
 /** Measured rounds of each comparison; even, so that `roundOrder` balances them. */
 const ROUNDS = { search: quick ? 2 : 6, purge: quick ? 2 : 4, reindex: quick ? 2 : 4 };
+/** Measured seconds of search load per side, over all its rounds. */
+const SEARCH_SECONDS = quick ? 8 : 48;
 const SCALE = Number(process.env.BENCH_SCALE ?? 1_000_000);
 const CONCURRENCY = 16;
 const MB = 2 ** 20;
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
     const api = await startApi();
     const search = await benchSearch(config, context, api.url, {
       concurrency: CONCURRENCY,
-      seconds: quick ? 8 : 48,
+      seconds: SEARCH_SECONDS,
       rounds: ROUNDS.search,
       warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
     });
@@ -146,7 +148,7 @@ async function main(): Promise<void> {
       tables: [
         {
           title:
-            `Search (${CONCURRENCY} connections, query mix from the sample, ${quick ? 8 : 48} s each in ` +
+            `Search (${CONCURRENCY} connections, query mix from the sample, ${SEARCH_SECONDS} s each in ` +
             `${ROUNDS.search} alternating rounds, a b b a…, after a warm-up of ${search.warmUp.seconds.toFixed(0)} s ` +
             `that ended with Elasticsearch's JIT compiler at ${(search.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
           header: [

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './cpu';
-import { roundOrder } from './order';
+import { alternate } from './order';
 import { percentile, type RunStats } from './stats';
 
 export interface HttpLoad {
@@ -86,30 +86,28 @@ export async function alternatingLoads<K extends string>(
   { rounds, seconds }: { rounds: number; seconds: number },
 ): Promise<Record<K, RunStats & { cpu: CpuSeconds }>> {
   const names = Object.keys(loads) as K[];
-  const raw = new Map<K, autocannon.Result[]>(names.map((name) => [name, []]));
-  const latencies = new Map<K, number[]>(names.map((name) => [name, []]));
-  const cpu = new Map<K, CpuSeconds>(names.map((name) => [name, {}]));
-  for (let round = 0; round < rounds; round++) {
-    for (const name of roundOrder(names, round)) {
-      const opts = options({ ...loads[name], durationSeconds: seconds });
-      const before = cpuSeconds();
-      const run = await measured({ ...opts, skipAggregateResult: true });
-      raw.get(name)!.push(run.result);
-      latencies.get(name)!.push(...run.latencies);
-      addCpu(cpu.get(name)!, cpuSince(before));
-    }
-  }
+  const oneRound = (name: K) => async () => {
+    const before = cpuSeconds();
+    const run = await measured({
+      ...options({ ...loads[name], durationSeconds: seconds }),
+      skipAggregateResult: true,
+    });
+    return { ...run, cpu: cpuSince(before) };
+  };
+  const runs = await alternate(
+    Object.fromEntries(names.map((name) => [name, oneRound(name)])) as Record<K, ReturnType<typeof oneRound>>,
+    rounds,
+  );
   const merged = {} as Record<K, RunStats & { cpu: CpuSeconds }>;
   for (const name of names) {
-    const runs = raw.get(name)!;
-    const seconds = runs.reduce((sum, run) => sum + run.duration, 0);
+    const results = runs[name].map((run) => run.result);
     merged[name] = {
       ...stats(
-        aggregateResult(runs, { url: loads[name].url, connections: loads[name].concurrency }),
-        seconds,
-        latencies.get(name)!,
+        aggregateResult(results, { url: loads[name].url, connections: loads[name].concurrency }),
+        results.reduce((sum, result) => sum + result.duration, 0),
+        runs[name].flatMap((run) => run.latencies),
       ),
-      cpu: cpu.get(name)!,
+      cpu: runs[name].reduce((total: CpuSeconds, run) => addCpu(total, run.cpu), {}),
     };
   }
   return merged;
@@ -142,12 +140,11 @@ export async function warmUp<K extends string>(
   let jitShare = 1;
   do {
     const round = await alternatingLoads(loads, { rounds: 1, seconds: roundSeconds });
-    const used = (part: string) =>
-      Object.values<RunStats & { cpu: CpuSeconds }>(round).reduce(
-        (sum, side) => sum + (side.cpu[part] ?? 0),
-        0,
-      );
-    jitShare = used('elasticsearch-jit') / Math.max(used('elasticsearch'), 0.01);
+    const used = Object.values<{ cpu: CpuSeconds }>(round).reduce(
+      (total: CpuSeconds, side) => addCpu(total, side.cpu),
+      {},
+    );
+    jitShare = (used['elasticsearch-jit'] ?? 0) / Math.max(used['elasticsearch'] ?? 0, 0.01);
     seconds = (performance.now() - started) / 1000;
   } while (seconds < maxSeconds && (seconds < minSeconds || jitShare > settledJitShare));
   return { seconds, jitShare };

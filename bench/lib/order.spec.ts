@@ -1,4 +1,4 @@
-import { roundOrder } from './order';
+import { alternate, roundOrder } from './order';
 
 describe('roundOrder', () => {
   it('swaps the sides every other round', () => {
@@ -17,5 +17,23 @@ describe('roundOrder', () => {
     const sides = ['a', 'b'];
     roundOrder(sides, 1);
     expect(sides).toEqual(['a', 'b']);
+  });
+});
+
+describe('alternate', () => {
+  it('runs the sides one at a time in roundOrder and keeps each side’s results apart', async () => {
+    const ran: string[] = [];
+    let running = 0;
+    const side = (name: string) => async () => {
+      running++;
+      expect(running).toBe(1);
+      ran.push(name);
+      await Promise.resolve();
+      running--;
+      return `${name}${ran.length}`;
+    };
+    const results = await alternate({ worker: side('worker'), raw: side('raw') }, 3);
+    expect(ran).toEqual(['worker', 'raw', 'raw', 'worker', 'worker', 'raw']);
+    expect(results).toEqual({ worker: ['worker1', 'worker4', 'worker5'], raw: ['raw2', 'raw3', 'raw6'] });
   });
 });

@@ -7,3 +7,19 @@
 export function roundOrder<K>(sides: readonly K[], round: number): K[] {
   return round % 2 === 0 ? [...sides] : [...sides].reverse();
 }
+
+/**
+ * Runs every side once per round, one at a time, in `roundOrder`, and returns each side's results
+ * in the order they ran.
+ */
+export async function alternate<K extends string, T>(
+  sides: Record<K, () => Promise<T>>,
+  rounds: number,
+): Promise<Record<K, T[]>> {
+  const names = Object.keys(sides) as K[];
+  const results = Object.fromEntries(names.map((name) => [name, [] as T[]])) as Record<K, T[]>;
+  for (let round = 0; round < rounds; round++) {
+    for (const name of roundOrder(names, round)) results[name].push(await sides[name]());
+  }
+  return results;
+}
