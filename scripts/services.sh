@@ -26,9 +26,9 @@ S3_REGION="${S3_REGION:-us-east-1}"
 SERVICES_DIR="${SERVICES_DIR:-$REPO_ROOT/.data}"
 SERVICES_CACHE="${SERVICES_CACHE:-$REPO_ROOT/.cache}"
 
-# Pinned versions: newest 8.19.x integ-test-zip on Maven Central, and the
+# Pinned versions: the newest 9.x integ-test-zip that resolves on Maven Central, and the
 # newest S3Proxy (built for Java 17, filesystem backend still available).
-ES_VERSION="${ES_VERSION:-8.19.21}"
+ES_VERSION="${ES_VERSION:-9.5.3}"
 S3PROXY_VERSION="${S3PROXY_VERSION:-4.1.0}"
 # Pinned so a fresh machine resolves the same plugin instead of Maven's old default.
 MAVEN_DEPENDENCY_PLUGIN="org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
@@ -37,12 +37,25 @@ ES_HEAP="${ES_HEAP:-512m}"
 S3PROXY_HEAP="${S3PROXY_HEAP:-256m}"
 ES_USER="${ES_USER:-videos-es}"
 ES_START_TIMEOUT="${ES_START_TIMEOUT:-180}"
-# The integ-test zip ships no JDK; both JVM services (and Maven) use the system
-# Java 17. Fall back to the `java` on PATH, e.g. on arm64 where the dir differs.
-ES_JAVA_HOME="${ES_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
-if [[ ! -x "$ES_JAVA_HOME/bin/java" ]] && command -v java >/dev/null; then
-  ES_JAVA_HOME="$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")"
-fi
+# The integ-test zip ships no JDK, and Elasticsearch 9 needs Java 21 or newer: ES_JAVA_HOME, else the
+# newest JDK of at least 21 under /usr/lib/jvm (Temurin 25 on these machines), else the `java` on PATH
+# when it is new enough. S3Proxy and Maven run on the same Java.
+MIN_JAVA=21
+java_major() { # JAVA_HOME -> its major version, from the JDK's own release file
+  sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null
+}
+find_java_home() {
+  local home major best='' best_major=0
+  if [[ -n "${ES_JAVA_HOME:-}" ]]; then echo "$ES_JAVA_HOME"; return; fi
+  for home in /usr/lib/jvm/*/ $(command -v java >/dev/null && dirname "$(dirname "$(readlink -f "$(command -v java)")")"); do
+    home="${home%/}"
+    [[ -x "$home/bin/java" ]] || continue
+    major="$(java_major "$home")"
+    if [[ -n "$major" ]] && ((major >= MIN_JAVA && major > best_major)); then best="$home" best_major="$major"; fi
+  done
+  echo "$best"
+}
+ES_JAVA_HOME="$(find_java_home)"
 
 LOG_DIR="$SERVICES_DIR/logs"
 PID_DIR="$SERVICES_DIR/pids"
@@ -185,8 +198,8 @@ require_cmd() {
 }
 
 java_bin() {
-  [[ -x "$ES_JAVA_HOME/bin/java" ]] ||
-    die "no Java at ES_JAVA_HOME=$ES_JAVA_HOME (install openjdk-17-jre-headless or set ES_JAVA_HOME)"
+  [[ -n "$ES_JAVA_HOME" && -x "$ES_JAVA_HOME/bin/java" ]] ||
+    die "Elasticsearch $ES_VERSION needs Java $MIN_JAVA or newer, and none was found (ES_JAVA_HOME='${ES_JAVA_HOME}', /usr/lib/jvm, PATH): install one (e.g. Temurin 25 or openjdk-21-jdk-headless) or set ES_JAVA_HOME"
   echo "$ES_JAVA_HOME/bin/java"
 }
 
@@ -196,6 +209,7 @@ maven_fetch() {
   local gav="$1" dest="$2"
   [[ -s "$dest" ]] && return 0
   command -v mvn >/dev/null || die "Maven (mvn) is required to download $gav"
+  java_bin >/dev/null
   mkdir -p "$(dirname "$dest")"
   log "downloading $gav from Maven Central"
   local tmp mvn_log="$LOG_DIR/maven.log"
@@ -500,6 +514,7 @@ es_start() {
     die "port $ES_HOST:$ES_PORT is taken by something that is not Elasticsearch"
   fi
   require_cmd setpriv util-linux
+  java_bin >/dev/null
   es_ensure_installed
   es_ensure_user
   es_write_config

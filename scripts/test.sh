@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 bash scripts/services.sh up
 npm run build --silent
 mkdir -p .cache
+# NestJS 12 ships ES modules only; jest's runtime loads them from our CommonJS (require(esm)) through
+# node:vm's module API, which Node keeps behind this flag.
+export NODE_OPTIONS="${NODE_OPTIONS:-} --experimental-vm-modules --disable-warning=ExperimentalWarning"
 
 status=0
 # Unit tests first: fast, and they need nothing running.
