@@ -1,5 +1,5 @@
 # One image for the API, the worker and the CLI; the compose file picks the command.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund --no-save
@@ -8,7 +8,7 @@ COPY apps apps
 COPY libs libs
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules

@@ -1,11 +1,8 @@
 /** Three levels (STYLE.md): unit tests of pure rules, integration and end-to-end against the real services. */
 const base = {
-  transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }],
-    // jose (under jwks-rsa) ships only ES modules; Node 20 loads them natively, jest needs them compiled.
-    '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }],
-  },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  // ES-module-only packages (NestJS 12, jose under jwks-rsa) load untransformed through jest's
+  // require(esm), which scripts/jest.sh enables.
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: { '^@app/shared(|/.*)$': '<rootDir>/libs/shared/src$1' },
   testEnvironment: 'node',

@@ -11,10 +11,7 @@ export JWT_SECRET="${JWT_SECRET:-demo-only-secret-0123456789-abcdefghijklmnop}"
 export ADMIN_USERNAME="${ADMIN_USERNAME:-admin}" ADMIN_PASSWORD="${ADMIN_PASSWORD:-demo-dashboard-password}"
 say() { printf '\033[1m[demo]\033[0m %s\n' "$*"; }
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing the locked dependencies"
-  npm install --no-audit --no-fund --no-save
-fi
+source scripts/lib/node-env.sh
 
 for port in "$PORT" "$WORKER_PORT"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then

@@ -729,13 +729,15 @@ cmd_down() {
 }
 
 # Downloads and unpacks Elasticsearch without starting it: tests that stop a node start their own
-# from this install, even where the shared one runs from elsewhere. Prints the install's path.
+# from this install, even where the shared one runs from elsewhere. Prints the install's path and
+# the Java it runs on, one per line, so the version and the Java rule live only in this script.
 cmd_install() {
   take_lock
   require_cmd setpriv util-linux
+  java_bin >/dev/null
   es_ensure_installed
   es_install_reachable
-  printf '%s\n' "$ES_HOME"
+  printf '%s\n%s\n' "$ES_HOME" "$ES_JAVA_HOME"
 }
 
 # Exit status 0 when every service is up, 3 (LSB "not running") otherwise.

@@ -4,19 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-[ -d node_modules ] || npm install --no-audit --no-fund --no-save
+source scripts/lib/node-env.sh
 bash scripts/services.sh up
 npm run build --silent
 mkdir -p .cache
-# NestJS 12 ships ES modules only; jest's runtime loads them from our CommonJS (require(esm)) through
-# node:vm's module API, which Node keeps behind this flag.
-export NODE_OPTIONS="${NODE_OPTIONS:-} --experimental-vm-modules --disable-warning=ExperimentalWarning"
 
 status=0
 # Unit tests first: fast, and they need nothing running.
-npx jest --selectProjects unit --json --outputFile=.cache/jest-unit.json "$@" || status=$?
+bash scripts/jest.sh --selectProjects unit --json --outputFile=.cache/jest-unit.json "$@" || status=$?
 # Integration and end-to-end tests share the services, so they run one file at a time.
-npx jest --selectProjects integration e2e --runInBand --json --outputFile=.cache/jest-services.json "$@" || status=$?
+bash scripts/jest.sh --selectProjects integration e2e --runInBand --json --outputFile=.cache/jest-services.json "$@" || status=$?
 
 node -e '
   const runs = [".cache/jest-unit.json", ".cache/jest-services.json"].map((f) => { try { return require("./" + f); } catch { return {}; } });

@@ -136,8 +136,8 @@ export async function warmUp<K extends string>(
   }: { roundSeconds: number; minSeconds: number; maxSeconds: number; settledJitShare: number },
 ): Promise<WarmUp> {
   const started = performance.now();
-  let seconds = 0;
-  let jitShare = 1;
+  let seconds: number;
+  let jitShare: number;
   do {
     const round = await alternatingLoads(loads, { rounds: 1, seconds: roundSeconds });
     const used = Object.values<{ cpu: CpuSeconds }>(round).reduce(

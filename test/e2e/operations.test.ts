@@ -33,6 +33,8 @@ describe('operations', () => {
       REDIS_URL: redis.url,
       RATE_LIMIT_POINTS: '30',
       RATE_LIMIT_WINDOW_SECONDS: '60',
+      // The start line (with the Node.js version) is an info line.
+      LOG_LEVEL: 'info',
     });
   }, 120_000);
 
@@ -74,6 +76,9 @@ describe('operations', () => {
     );
     expect(sample(worker, 'job_failures_total', { name: 'delete-video' }) ?? 0).toBe(0);
     expect(sample(worker, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    // Both processes run on the Node.js the project pins (Node 24 LTS), and say so.
+    for (const text of [api, worker]) expect(sample(text, 'nodejs_version_info', { major: '24' })).toBe(1);
+    for (const process of system.processes) expect(process.output()).toMatch(/"node":"v24\.\d+\.\d+"/);
   }, 60_000);
 
   it('reports purge lag while a due purge waits', async () => {

@@ -1,16 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import {
-  chownSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chownSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { freePort, waitFor } from './processes';
 
 export interface ElasticsearchNode {
@@ -28,29 +19,19 @@ export interface ElasticsearchNode {
 const ROOT = resolve(__dirname, '../..');
 
 /**
- * The distribution `scripts/services.sh` unpacks (the same variables choose it), or `ES_HOME`.
- * Where the shared Elasticsearch runs from another checkout, this one's is unpacked on demand.
+ * The distribution `scripts/services.sh` unpacks and the Java it runs on (the script holds the
+ * version and the Java rule), or `ES_HOME` and `ES_JAVA_HOME` when both are set.
  */
-function elasticsearchHome(): string {
-  if (process.env.ES_HOME) return process.env.ES_HOME;
-  const home = resolve(
-    process.env.SERVICES_CACHE ?? resolve(ROOT, '.cache'),
-    `elasticsearch-${process.env.ES_VERSION ?? '8.19.21'}`,
-  );
-  if (!existsSync(resolve(home, 'bin/elasticsearch'))) {
-    execFileSync('bash', [resolve(ROOT, 'scripts/services.sh'), 'install'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+function installation(): { home: string; javaHome: string } {
+  if (process.env.ES_HOME && process.env.ES_JAVA_HOME) {
+    return { home: process.env.ES_HOME, javaHome: process.env.ES_JAVA_HOME };
   }
-  return home;
-}
-
-/** Java 17 for the node, found the way scripts/services.sh finds it. */
-function javaHome(): string {
-  const preferred = process.env.ES_JAVA_HOME ?? '/usr/lib/jvm/java-17-openjdk-amd64';
-  if (existsSync(join(preferred, 'bin/java'))) return preferred;
-  const java = execFileSync('readlink', ['-f', execFileSync('which', ['java']).toString().trim()]);
-  return dirname(dirname(java.toString().trim()));
+  const printed = execFileSync('bash', [resolve(ROOT, 'scripts/services.sh'), 'install'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 600_000,
+  });
+  const [home = '', javaHome = ''] = printed.toString().trim().split('\n');
+  return { home, javaHome };
 }
 
 /**
@@ -82,7 +63,7 @@ function chownTree(path: string, owner: { uid: number; gid: number }): void {
  * loopback ports with its own data, so stopping it touches nothing else. Startup takes 20–60 s.
  */
 export async function startElasticsearchNode({ heap = '256m' } = {}): Promise<ElasticsearchNode> {
-  const home = elasticsearchHome();
+  const { home, javaHome } = installation();
   const { command, owner } = runAs();
   const dir = mkdtempSync(join(tmpdir(), 'videos-es-'));
   const httpPort = await freePort();
@@ -109,7 +90,6 @@ export async function startElasticsearchNode({ heap = '256m' } = {}): Promise<El
   );
   if (owner) chownTree(dir, owner);
   const url = `http://127.0.0.1:${httpPort}`;
-  const java = javaHome();
   let child: ChildProcess | undefined;
   let output = '';
 
@@ -122,7 +102,7 @@ export async function startElasticsearchNode({ heap = '256m' } = {}): Promise<El
       if (running()) return;
       const env: NodeJS.ProcessEnv = {
         PATH: process.env.PATH,
-        ES_JAVA_HOME: java,
+        ES_JAVA_HOME: javaHome,
         ES_PATH_CONF: config,
         ES_TMPDIR: join(dir, 'tmp'),
         ES_JAVA_OPTS: `-Xms${heap} -Xmx${heap}`,
@@ -152,7 +132,7 @@ export async function startElasticsearchNode({ heap = '256m' } = {}): Promise<El
         );
       } catch (error) {
         await node.stop();
-        throw new Error(`${String(error)}\n${node.output()}`);
+        throw new Error(`${String(error)}\n${node.output()}`, { cause: error });
       }
     },
     async stop() {

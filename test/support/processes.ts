@@ -87,7 +87,9 @@ export async function startService(
     await waitForStatus(`${url}/health/ready`, 200, 60_000);
   } catch (error) {
     await running.stop('SIGKILL');
-    throw new Error(`${kind} never got ready: ${String(error)}\n${running.output().slice(-4_000)}`);
+    throw new Error(`${kind} never got ready: ${String(error)}\n${running.output().slice(-4_000)}`, {
+      cause: error,
+    });
   }
   return { url, process: running };
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { assertAuthConfigured, exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
-import { createHttpApp } from '@app/shared/http/http-app';
+import { createHttpApp, listen } from '@app/shared/http/http-app';
 import { mountQueueDashboard } from './admin/queue-dashboard';
 import { refuseUnauthenticated } from './auth/authenticate';
 import { mountApiDocs } from './api-docs';
@@ -13,7 +13,7 @@ async function bootstrap(): Promise<void> {
   const app = await createHttpApp(AppModule, config, { logRequests: true, refuseUnauthenticated });
   await mountQueueDashboard(app, config);
   await mountApiDocs(app);
-  await app.listen(config.PORT, '0.0.0.0');
+  await listen(app, config.PORT, 'API');
 }
 
 bootstrap().catch(exitOnStartupError);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
-import { createHttpApp } from '@app/shared/http/http-app';
+import { createHttpApp, listen } from '@app/shared/http/http-app';
 import { WorkerModule } from './worker.module';
 
 /** The worker process: job processors and schedules, plus health and metrics on its own port. */
@@ -8,7 +8,7 @@ async function bootstrap(): Promise<void> {
   const config = loadConfig();
   // Probes and scrapes are not worth a log line each.
   const app = await createHttpApp(WorkerModule, config, { logRequests: false });
-  await app.listen(config.WORKER_PORT, '0.0.0.0');
+  await listen(app, config.WORKER_PORT, 'worker');
 }
 
 bootstrap().catch(exitOnStartupError);

@@ -127,3 +127,14 @@ export async function createHttpApp(
   app.enableShutdownHooks();
   return app;
 }
+
+/**
+ * Listens on every interface and says so once, with the Node.js version the process runs on (the
+ * project pins Node 24; `/metrics` carries it too, as `nodejs_version_info`).
+ */
+export async function listen(app: NestFastifyApplication, port: number, name: string): Promise<void> {
+  await app.listen(port, '0.0.0.0');
+  app
+    .get(Logger)
+    .log({ port, node: process.version }, `${name} listening on port ${port} (Node.js ${process.version})`);
+}
