@@ -174,6 +174,7 @@ async function main(): Promise<void> {
       const response = await fetch(`${api}/api/videos/search?q=${encodeURIComponent(q)}&limit=10`, {
         headers: { authorization: `Bearer ${token}` },
       });
+      if (response.status === 429) throw new Error('API answered 429: run it with RATE_LIMIT_POINTS=0');
       if (!response.ok) throw new Error(`API answered ${response.status} for "${q}"`);
       return ((await response.json()) as { items: { id: string }[] }).items.map((item) => item.id);
     };

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
@@ -29,7 +28,7 @@ export async function openJsonLines(path: string): Promise<JsonLinesSource> {
     bytesRead: () => file.bytesRead,
     async *lines() {
       let line = 0;
-      for await (const text of createInterface({ input, crlfDelay: Infinity })) {
+      for await (const text of splitLines(input)) {
         line += 1;
         if (text.trim() === '') continue;
         try {
@@ -40,4 +39,20 @@ export async function openJsonLines(path: string): Promise<JsonLinesSource> {
       }
     },
   };
+}
+
+/**
+ * The lines of a UTF-8 stream, split at `\n` only (a `\r` before it is dropped). JSON Lines ends a
+ * record there and nowhere else: `node:readline` also breaks at U+2028 and U+2029 since Node 24,
+ * which JSON allows raw inside strings (the sample has them), and would cut such records in two.
+ */
+export async function* splitLines(input: Readable): AsyncGenerator<string> {
+  input.setEncoding('utf8');
+  let rest = '';
+  for await (const chunk of input as AsyncIterable<string>) {
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop() ?? '';
+    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
+  }
+  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
 }

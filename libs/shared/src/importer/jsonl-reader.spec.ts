@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { openJsonLines, type JsonLine } from './jsonl-reader';
+
+async function readAll(path: string): Promise<JsonLine[]> {
+  const source = await openJsonLines(path);
+  const lines: JsonLine[] = [];
+  for await (const line of source.lines()) lines.push(line);
+  return lines;
+}
+
+describe('openJsonLines', () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'jsonl-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // A record longer than one read (256 KiB) whose multi-byte characters straddle the chunk edges.
+  const long = { title: 'é€😀'.repeat(40_000) };
+  const records = [
+    { title: 'a line\u2028separator and a paragraph\u2029separator inside a string' },
+    { title: 'after CRLF' },
+    long,
+    { title: 'last, without a newline' },
+  ];
+  const text =
+    `${JSON.stringify(records[0])}\n${JSON.stringify(records[1])}\r\n\n` +
+    `${JSON.stringify(records[2])}\n{not json}\n${JSON.stringify(records[3])}`;
+
+  it.each([
+    ['plain', 'videos.jsonl', Buffer.from(text)],
+    ['gzip', 'videos.jsonl.gz', gzipSync(text)],
+  ])('splits %s files at newlines only, keeping U+2028/U+2029 inside records', async (_kind, name, bytes) => {
+    const path = join(dir, name);
+    writeFileSync(path, bytes);
+    const lines = await readAll(path);
+    expect(lines.filter((l) => !l.error).map((l) => l.value)).toEqual(records);
+    expect(lines.map((l) => l.line)).toEqual([1, 2, 4, 5, 6]);
+    expect(lines.find((l) => l.error)).toMatchObject({
+      line: 5,
+      error: expect.stringMatching(/^invalid JSON/),
+    });
+  });
+});
