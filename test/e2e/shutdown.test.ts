@@ -78,6 +78,11 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(head).toMatch(/^content-type: application\/problem\+json/im);
     expect(head).toMatch(/^retry-after: 1\r?$/im);
     expect(head).toMatch(/^connection: close\r?$/im);
+    // Refused before any route, it still carries the headers every answer does.
+    expect(head).toMatch(/^x-content-type-options: nosniff\r?$/im);
+    expect(head).toMatch(/^x-frame-options: DENY\r?$/im);
+    expect(head).toMatch(/^cache-control: no-store\r?$/im);
+    expect(head).toMatch(/^x-request-id: [\w.-]+\r?$/im);
     expect(JSON.parse(body!)).toMatchObject({ status: 503, title: 'Service Unavailable' });
   }, 60_000);
 

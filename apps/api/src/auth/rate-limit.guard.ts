@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG } from '@app/shared/config/config.module';
@@ -8,17 +8,27 @@ import { ProblemException } from '@app/shared/http/problem';
 import { REDIS_CLIENT } from '@app/shared/redis/redis';
 import type { Actor } from '@app/shared/video/video-lifecycle';
 
+/** The one quota policy, by the name the `RateLimit` field refers to it. */
+const POLICY = 'default';
+
 /**
  * Per-caller rate limit on `/api/**`, counted in Redis so the limit holds across any number of API
  * processes. Runs after authentication, so the caller is the token's subject. While Redis is
  * away, each process falls back to counting on its own rather than refusing everyone.
+ *
+ * Every answer it counts states the limit in the IETF HTTPAPI draft's fields ("RateLimit header
+ * fields for HTTP"), so a client can slow down before it is refused: `RateLimit-Policy` the quota,
+ * `RateLimit` what is left of it and the seconds until the window resets; a 429 adds `Retry-After`.
+ * A 401 leaves before this guard and carries neither: no caller is known, so no quota was counted.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly limiter: RateLimiterRedis | null;
+  private readonly policy: string;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(REDIS_CLIENT) redis: Redis) {
     const options = { points: config.RATE_LIMIT_POINTS, duration: config.RATE_LIMIT_WINDOW_SECONDS };
+    this.policy = `"${POLICY}";q=${options.points};w=${options.duration}`;
     this.limiter =
       config.RATE_LIMIT_POINTS === 0
         ? null
@@ -31,17 +41,28 @@ export class RateLimitGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Actor }>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest & { user?: Actor }>();
     if (!this.limiter || !request.user) return true;
+    let allowed: boolean;
+    let state: RateLimiterRes;
     try {
-      await this.limiter.consume(request.user.sub);
-      return true;
+      state = await this.limiter.consume(request.user.sub);
+      allowed = true;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new ProblemException(429, `Too many requests: try again in ${seconds} s.`, undefined, {
-        'Retry-After': String(seconds),
-      });
+      state = rejection;
+      allowed = false;
     }
+    const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+    // On the reply, not the answer: an error later in the request (400, 404) keeps them.
+    void http
+      .getResponse<FastifyReply>()
+      .header('RateLimit-Policy', this.policy)
+      .header('RateLimit', `"${POLICY}";r=${state.remainingPoints};t=${seconds}`);
+    if (allowed) return true;
+    throw new ProblemException(429, `Too many requests: try again in ${seconds} s.`, undefined, {
+      'Retry-After': String(seconds),
+    });
   }
 }

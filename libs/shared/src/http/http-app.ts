@@ -7,6 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from '../config/config.schema';
 import { MetricsService } from '../metrics/metrics.service';
+import { useAnswerHeaders } from './answer-headers';
 import { problemBody, ProblemException, sendProblem } from './problem';
 
 /** The caller's `X-Request-Id` when it is a sane token, else a new UUID; jobs carry it on. */
@@ -24,7 +25,7 @@ export interface HttpAppOptions {
   /**
    * Asked first when the router cannot read a path (broken percent-encoding, an over-long
    * parameter), so no route is known: the refusal to send instead of the 400, if any. The API
-   * answers 401 to a caller without a valid token before saying anything else (SPEC §3).
+   * answers 401 to a caller without a valid token before saying anything else (docs/contract.md §3).
    */
   refuseUnauthenticated?: (
     request: FastifyRequest,
@@ -32,13 +33,23 @@ export interface HttpAppOptions {
   ) => Promise<ProblemException | undefined>;
 }
 
-/** The router's own errors, as problem documents like every other answer (SPEC §4). */
+/**
+ * Where a request the router cannot read is sent on. Fastify answers those before any hook runs, so
+ * they would leave without the common headers, a log line or a metric; sent on to a route of their
+ * own, they get all three like every other answer. Asked for directly, the path is not found.
+ */
+const UNREADABLE_PATH = '/.unreadable-path';
+
+/** Why the router refused each request sent on to UNREADABLE_PATH. */
+const unreadable = new WeakMap<IncomingMessage, FastifyError>();
+
+/** The router's own errors, as problem documents like every other answer (docs/contract.md §4). */
 async function answerUnreadablePath(
   error: FastifyError,
   request: FastifyRequest,
   reply: FastifyReply,
   refuseUnauthenticated: HttpAppOptions['refuseUnauthenticated'],
-): Promise<void> {
+): Promise<FastifyReply> {
   const problem =
     (await refuseUnauthenticated?.(request, reply)) ??
     new ProblemException(
@@ -47,7 +58,7 @@ async function answerUnreadablePath(
         ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`
         : 'The path is not valid percent-encoding.',
     );
-  void sendProblem(reply, problem.body, problem.headers);
+  return sendProblem(reply, problem.body, problem.headers);
 }
 
 /**
@@ -73,10 +84,12 @@ export async function createHttpApp(
       ignoreTrailingSlash: true,
     },
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      // The token check never rejects; should anything else fail, the answer is still a problem.
-      void answerUnreadablePath(error, request, reply, refuseUnauthenticated).catch(
-        () => void sendProblem(reply, problemBody(500, 'The request could not be completed.')),
-      );
+      const raw: IncomingMessage & { originalUrl?: string } = request.raw;
+      unreadable.set(raw, error);
+      // The log line keeps the path the client asked for (Fastify's `request.originalUrl`).
+      raw.originalUrl = raw.url;
+      raw.url = UNREADABLE_PATH;
+      adapter.getInstance().routing(raw, reply.raw);
     },
   });
   // No route takes a body: whatever a client sends is read and ignored, never a reason to fail.
@@ -88,6 +101,16 @@ export async function createHttpApp(
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
   app.useLogger(app.get(Logger));
+  // Before the hook below, so the draining 503 carries them too.
+  await useAnswerHeaders(fastify);
+  fastify.all(UNREADABLE_PATH, async (request, reply) => {
+    const error = unreadable.get(request.raw);
+    if (!error) return reply.callNotFound();
+    // The token check never rejects; should anything else fail, the answer is still a problem.
+    return answerUnreadablePath(error, request, reply, refuseUnauthenticated).catch(() =>
+      sendProblem(reply, problemBody(500, 'The request could not be completed.')),
+    );
+  });
   // After SIGTERM the server takes no new connections, but a request can still arrive on one that
   // is open (keep-alive, pipelining). It gets a 503 with `Retry-After` and, from Fastify, a
   // `Connection: close`, so the client retries on another instance; requests already in flight finish.
@@ -112,10 +135,10 @@ export async function createHttpApp(
       { method: request.method, route: route ?? 'unmatched', status: String(status) },
       reply.elapsedTime / 1000,
     );
-    if (logRequests && !request.url.startsWith('/health')) {
+    if (logRequests && !request.originalUrl.startsWith('/health')) {
       const line = {
         reqId: request.id,
-        req: { method: request.method, url: request.url },
+        req: { method: request.method, url: request.originalUrl },
         res: { statusCode: status },
         responseTime: Math.round(reply.elapsedTime),
       };
