@@ -17,6 +17,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       setupFiles: ['<rootDir>/test/support/test-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
     },
     {
       ...base,
@@ -24,6 +25,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       setupFiles: ['<rootDir>/test/support/test-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
     },
     {
       ...base,
@@ -32,6 +34,7 @@ module.exports = {
       globalSetup: '<rootDir>/test/chaos/global-setup.ts',
       globalTeardown: '<rootDir>/test/chaos/global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/test-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
     },
   ],
 };

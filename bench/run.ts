@@ -1,14 +1,24 @@
 /**
  * `npm run bench` (and `npm run bench -- --quick`, under 3 minutes): every hot path against its
- * baseline in the same run, on the local services, reported as ratios. Writes docs/benchmarks.md,
- * docs/benchmarks.json and docs/benchmarks.png.
+ * baseline in the same run, on the local services, reported as ratios. Prints each comparison's
+ * figures as it ends, writes docs/benchmarks.md and docs/benchmarks.json, then draws
+ * docs/benchmarks.svg. `npm run bench -- --chart` only redraws the chart from docs/benchmarks.json.
  */
 import 'reflect-metadata';
 import { Redis } from 'ioredis';
 import { VideoImporter } from '@app/shared/importer/video-importer';
 import { resolve } from 'node:path';
 import { applyBenchEnv, openBenchContext, startApi } from './lib/bench-env';
-import { machine, writeReport, type Report, type Target } from './lib/report';
+import {
+  machine,
+  printTable,
+  readReport,
+  writeChart,
+  writeReport,
+  type Report,
+  type Table,
+  type Target,
+} from './lib/report';
 import type { CpuSeconds } from './lib/cpu';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
@@ -51,6 +61,10 @@ const row = (name: string, s: RunStats) => [
 ];
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--chart')) {
+    writeChart(readReport());
+    return;
+  }
   const started = performance.now();
   const config = applyBenchEnv();
   const redis = new Redis(config.REDIS_URL);
@@ -74,6 +88,12 @@ async function main(): Promise<void> {
       await context.search.refresh();
     }
 
+    const tables: Table[] = [];
+    const measured = (table: Table) => {
+      tables.push(table);
+      printTable(table);
+    };
+
     log('search');
     const api = await startApi();
     const search = await benchSearch(config, context, api.url, {
@@ -82,24 +102,123 @@ async function main(): Promise<void> {
       rounds: ROUNDS.search,
       warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
     });
+    measured({
+      title:
+        `Search (${CONCURRENCY} connections, query mix from the sample, ${SEARCH_SECONDS} s each in ` +
+        `${ROUNDS.search} alternating rounds, a b b a…, after a warm-up of ${search.warmUp.seconds.toFixed(0)} s ` +
+        `that ended with Elasticsearch's JIT compiler at ${(search.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
+      header: [
+        'system',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'requests',
+        'errors',
+        'CPU ms per request: API / ES (of it JIT compiler) / MySQL / load generator',
+      ],
+      rows: [
+        [...row('API (auth, validation, Elasticsearch, MySQL check)', search.api), cpuPerRequest(search.api)],
+        [
+          ...row('Elasticsearch direct, same body', search.elasticsearch),
+          cpuPerRequest(search.elasticsearch),
+        ],
+        [...row('MySQL FULLTEXT, natural language', search.mysqlFulltext), ''],
+      ],
+    });
+
     log('soft delete');
     const softDelete = await benchSoftDelete(context, api.url, {
       concurrency: CONCURRENCY,
       amount: quick ? 500 : 2_000,
     });
     await api.process.stop();
+    measured({
+      title: 'Soft delete through the API',
+      header: ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors'],
+      rows: [row('DELETE /api/videos/{id}?retentionDays=30', softDelete)],
+    });
+
     log('purge');
     const purge = await benchPurge(config, context, {
       videos: quick ? 300 : 600,
       rounds: ROUNDS.purge,
       concurrency: 8,
     });
+    measured({
+      title: `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency 8; ${ROUNDS.purge} alternating rounds each, a b b a…, after a warm-up)`,
+      header: [
+        'system',
+        'videos',
+        'seconds',
+        'videos/s',
+        'CPU ms per video: Node / ES (of it JIT compiler) / MySQL / S3Proxy / Redis',
+      ],
+      rows: [
+        [
+          'worker process (BullMQ jobs)',
+          purge.worker.videos,
+          purge.worker.seconds.toFixed(2),
+          rate(purge.worker.perSecond),
+          cpuPerVideo(purge.worker, 'worker'),
+        ],
+        [
+          'raw script, same calls',
+          purge.raw.videos,
+          purge.raw.seconds.toFixed(2),
+          rate(purge.raw.perSecond),
+          cpuPerVideo(purge.raw, 'bench'),
+        ],
+      ],
+    });
+
     log('reindex');
     const reindex = await benchReindex({ rounds: ROUNDS.reindex });
+    measured({
+      title: `Full reindex from MySQL (the sample; ${ROUNDS.reindex} alternating rounds each, a b b a…, after a warm-up)`,
+      header: ['system', 'documents', 'seconds', 'docs/s', 'peak RSS MB'],
+      rows: [
+        [
+          'cli reindex (new index, catch-up, alias swap)',
+          reindex.service.documents,
+          reindex.service.seconds.toFixed(2),
+          rate(reindex.service.perSecond),
+          (reindex.service.peakRssBytes / MB).toFixed(0),
+        ],
+        [
+          'raw helpers.bulk',
+          reindex.raw.documents,
+          reindex.raw.seconds.toFixed(2),
+          rate(reindex.raw.perSecond),
+          (reindex.raw.peakRssBytes / MB).toFixed(0),
+        ],
+      ],
+    });
+
     let scale: ScaleBench | undefined;
     if (!quick) {
       log(`scale: ${SCALE} videos`);
       scale = await benchScale(config, context, SCALE, CONCURRENCY);
+      measured({
+        title: `Scale: ${scale.videos} videos`,
+        header: ['measure', 'value'],
+        rows: [
+          [
+            'import rate (rows + documents, no media)',
+            `${rate(scale.import.perSecond)} videos/s (${scale.import.seconds.toFixed(0)} s)`,
+          ],
+          ['import peak RSS', `${(scale.import.peakRssBytes / MB).toFixed(0)} MB`],
+          ['reindex', `${scale.reindex.seconds.toFixed(0)} s, ${rate(scale.reindex.perSecond)} docs/s`],
+          ['reindex peak RSS', `${(scale.reindex.peakRssBytes / MB).toFixed(0)} MB`],
+          [
+            'worker peak RSS (throughout, and while reconciling every row)',
+            `${(scale.workerPeakRssBytes / MB).toFixed(0)} MB (reconcile: ${scale.reconcileSeconds.toFixed(0)} s)`,
+          ],
+          [
+            'search p50 / p99 through the API',
+            `${ms(scale.search.p50)} / ${ms(scale.search.p99)} ms at ${rate(scale.search.perSecond)} req/s`,
+          ],
+        ],
+      });
     }
 
     const targets: Target[] = [
@@ -145,119 +264,15 @@ async function main(): Promise<void> {
       machine: machine(),
       targets,
       figures: { search, softDelete, purge, reindex, scale },
-      tables: [
-        {
-          title:
-            `Search (${CONCURRENCY} connections, query mix from the sample, ${SEARCH_SECONDS} s each in ` +
-            `${ROUNDS.search} alternating rounds, a b b a…, after a warm-up of ${search.warmUp.seconds.toFixed(0)} s ` +
-            `that ended with Elasticsearch's JIT compiler at ${(search.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
-          header: [
-            'system',
-            'req/s',
-            'p50 ms',
-            'p99 ms',
-            'requests',
-            'errors',
-            'CPU ms per request: API / ES (of it JIT compiler) / MySQL / load generator',
-          ],
-          rows: [
-            [
-              ...row('API (auth, validation, Elasticsearch, MySQL check)', search.api),
-              cpuPerRequest(search.api),
-            ],
-            [
-              ...row('Elasticsearch direct, same body', search.elasticsearch),
-              cpuPerRequest(search.elasticsearch),
-            ],
-            [...row('MySQL FULLTEXT, natural language', search.mysqlFulltext), ''],
-          ],
-        },
-        {
-          title: 'Soft delete through the API',
-          header: ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors'],
-          rows: [row('DELETE /api/videos/{id}?retentionDays=30', softDelete)],
-        },
-        {
-          title: `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency 8; ${ROUNDS.purge} alternating rounds each, a b b a…, after a warm-up)`,
-          header: [
-            'system',
-            'videos',
-            'seconds',
-            'videos/s',
-            'CPU ms per video: Node / ES (of it JIT compiler) / MySQL / S3Proxy / Redis',
-          ],
-          rows: [
-            [
-              'worker process (BullMQ jobs)',
-              purge.worker.videos,
-              purge.worker.seconds.toFixed(2),
-              rate(purge.worker.perSecond),
-              cpuPerVideo(purge.worker, 'worker'),
-            ],
-            [
-              'raw script, same calls',
-              purge.raw.videos,
-              purge.raw.seconds.toFixed(2),
-              rate(purge.raw.perSecond),
-              cpuPerVideo(purge.raw, 'bench'),
-            ],
-          ],
-        },
-        {
-          title: `Full reindex from MySQL (the sample; ${ROUNDS.reindex} alternating rounds each, a b b a…, after a warm-up)`,
-          header: ['system', 'documents', 'seconds', 'docs/s', 'peak RSS MB'],
-          rows: [
-            [
-              'cli reindex (new index, catch-up, alias swap)',
-              reindex.service.documents,
-              reindex.service.seconds.toFixed(2),
-              rate(reindex.service.perSecond),
-              (reindex.service.peakRssBytes / MB).toFixed(0),
-            ],
-            [
-              'raw helpers.bulk',
-              reindex.raw.documents,
-              reindex.raw.seconds.toFixed(2),
-              rate(reindex.raw.perSecond),
-              (reindex.raw.peakRssBytes / MB).toFixed(0),
-            ],
-          ],
-        },
-        ...(scale
-          ? [
-              {
-                title: `Scale: ${scale.videos} videos`,
-                header: ['measure', 'value'],
-                rows: [
-                  [
-                    'import rate (rows + documents, no media)',
-                    `${rate(scale.import.perSecond)} videos/s (${scale.import.seconds.toFixed(0)} s)`,
-                  ],
-                  ['import peak RSS', `${(scale.import.peakRssBytes / MB).toFixed(0)} MB`],
-                  [
-                    'reindex',
-                    `${scale.reindex.seconds.toFixed(0)} s, ${rate(scale.reindex.perSecond)} docs/s`,
-                  ],
-                  ['reindex peak RSS', `${(scale.reindex.peakRssBytes / MB).toFixed(0)} MB`],
-                  [
-                    'worker peak RSS (throughout, and while reconciling every row)',
-                    `${(scale.workerPeakRssBytes / MB).toFixed(0)} MB (reconcile: ${scale.reconcileSeconds.toFixed(0)} s)`,
-                  ],
-                  [
-                    'search p50 / p99 through the API',
-                    `${ms(scale.search.p50)} / ${ms(scale.search.p99)} ms at ${rate(scale.search.perSecond)} req/s`,
-                  ],
-                ] as (string | number)[][],
-              },
-            ]
-          : []),
-      ],
+      tables,
     };
-    await writeReport(report);
+    writeReport(report);
     console.log(
       `\n${report.targets.map((t) => `${t.met ? 'met ' : 'MISS'}  ${t.name}: ${t.value.toFixed(2)} (${t.goal})`).join('\n')}`,
     );
-    log('written docs/benchmarks.md, docs/benchmarks.json, docs/benchmarks.png');
+    log('written docs/benchmarks.md, docs/benchmarks.json');
+    writeChart(report);
+    log('written docs/benchmarks.svg');
   } finally {
     await context.close();
   }

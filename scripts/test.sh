@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# First: on a machine that cannot get the dashboard test its browser, fail before building anything.
+bash scripts/chromium.sh
 source scripts/lib/node-env.sh
 bash scripts/services.sh up
 npm run build --silent

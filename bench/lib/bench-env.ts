@@ -9,8 +9,9 @@ import { startService, type RunningProcess } from '../../test/support/processes'
 /**
  * Benchmarks run on the local services with their own database, index alias and bucket, so a
  * running demo and the tests keep their data. No rate limit: the load is the point.
+ * `BENCH_<NAME>` overrides one, so that two benches on the same services keep apart too.
  */
-export const BENCH_ENV: Record<string, string> = {
+const DEFAULTS: Record<string, string> = {
   NODE_ENV: 'production',
   LOG_LEVEL: 'warn',
   DATABASE_URL: 'mysql://root@127.0.0.1:3306/videos_bench',
@@ -21,6 +22,10 @@ export const BENCH_ENV: Record<string, string> = {
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
   RATE_LIMIT_POINTS: '0',
 };
+
+export const BENCH_ENV: Record<string, string> = Object.fromEntries(
+  Object.entries(DEFAULTS).map(([name, value]) => [name, process.env[`BENCH_${name}`] ?? value]),
+);
 
 export function applyBenchEnv(overrides: Record<string, string> = {}): AppConfig {
   for (const [name, value] of Object.entries({ ...BENCH_ENV, ...overrides })) process.env[name] = value;

@@ -25,7 +25,7 @@ describe('chaos: soft deletes with retentionDays=0 while workers are killed and 
     await system?.stop();
     await redis?.stop();
     await context?.close();
-  });
+  }, 60_000);
 
   it(`purges every one of ${VIDEOS} videos exactly once`, async () => {
     const ids = await seedVideos(context, VIDEOS, { objectsPerVideo: 1 });

@@ -31,7 +31,7 @@ describe('chaos: permanent deletes while object storage fails and stalls', () =>
     await proxy?.close();
     await redis?.stop();
     await context?.close();
-  });
+  }, 60_000);
 
   it(`leaves no object of ${VIDEOS} deleted videos once the retries settle`, async () => {
     const ids = await seedVideos(context, VIDEOS, { objectsPerVideo: 3 });

@@ -93,7 +93,7 @@ describe('authentication on /api/** (SPEC §3)', () => {
   afterAll(async () => {
     await system?.stop();
     await jwks?.close();
-  });
+  }, 60_000);
 
   const search = (headers: Record<string, string>) =>
     call('GET', `${system.api}/api/videos/search?q=test`, undefined, headers);
@@ -199,7 +199,7 @@ describe('authentication on /api/** (SPEC §3)', () => {
 
     beforeAll(async () => {
       context = await openTestContext();
-    });
+    }, 60_000);
 
     afterAll(() => context?.close());
 

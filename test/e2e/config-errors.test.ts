@@ -12,10 +12,14 @@ describe('configuration errors stop the process and name the variable', () => {
     ],
     ['worker', ENTRY.worker, { WORKER_CONCURRENCY: '0' }, /WORKER_CONCURRENCY: must be a whole number/],
     ['cli', ENTRY.cli, { S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE: must be true or false/],
-  ])('%s with %p', async (_name, entry, env, message) => {
-    const args = entry === ENTRY.cli ? ['migrate'] : [];
-    const result = await runProcess(entry, args, env);
-    expect(result.code).toBe(78);
-    expect(result.output).toMatch(message);
-  });
+  ])(
+    '%s with %p',
+    async (_name, entry, env, message) => {
+      const args = entry === ENTRY.cli ? ['migrate'] : [];
+      const result = await runProcess(entry, args, env);
+      expect(result.code).toBe(78);
+      expect(result.output).toMatch(message);
+    },
+    60_000,
+  );
 });

@@ -48,7 +48,7 @@ describe('queue dashboard', () => {
     await system?.stop();
     await redis?.stop();
     await context?.close();
-  });
+  }, 60_000);
 
   it('refuses a visitor without credentials, with wrong ones, or without the admin role', async () => {
     // Headless Chromium cannot ask for a password: a Basic challenge it cannot answer ends the navigation.

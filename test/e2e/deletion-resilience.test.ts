@@ -20,11 +20,11 @@ describe('deletions complete through faults', () => {
   beforeAll(async () => {
     context = await openTestContext();
     await context.reset();
-  });
+  }, 60_000);
 
   beforeEach(async () => {
     redis = await startOwnRedis();
-  });
+  }, 60_000);
 
   afterEach(async () => {
     await system?.stop();
@@ -32,7 +32,7 @@ describe('deletions complete through faults', () => {
     await proxy?.close();
     proxy = undefined;
     await redis.stop();
-  });
+  }, 60_000);
 
   afterAll(() => context.close());
 

@@ -33,7 +33,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (SPEC ยง6, ย
     await system?.stop();
     await queues?.close();
     await context?.close();
-  });
+  }, 60_000);
 
   const url = (id: string, query = '') => `${system.api}/api/videos/${id}${query}`;
   const del = (id: string, query = '', bearer = author) => call<DeleteBody>('DELETE', url(id, query), bearer);
@@ -121,14 +121,14 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (SPEC ยง6, ย
         document: null,
         audits: [{ reason: 'retention', requested_by: null, objects_deleted: 3 }],
       });
-    });
+    }, 60_000);
 
     it('purges at once when a new retention puts the purge date in the past', async () => {
       const [id] = await seedVideos(context, 1);
       await del(id!, '?retentionDays=30');
       await del(id!, '?retentionDays=0');
       expect((await purged(id!)).objects).toBe(0);
-    });
+    }, 60_000);
   });
 
   describe('permanent delete', () => {
@@ -149,14 +149,14 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (SPEC ยง6, ย
         audits: [{ reason: 'permanent', requested_by: 'boss', objects_deleted: 2 }],
       });
       expect((await del(id!, '?permanent=true', admin)).status).toBe(404);
-    });
+    }, 60_000);
 
     it('deletes a soft-deleted video, bringing its purge forward', async () => {
       const [id] = await seedVideos(context, 1);
       await del(id!, '?retentionDays=30');
       expect((await del(id!, '?permanent=true')).body).toEqual({ id, state: 'deleted' });
       expect((await purged(id!)).audits[0]!.reason).toBe('permanent');
-    });
+    }, 60_000);
   });
 
   describe('restore', () => {
@@ -185,7 +185,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (SPEC ยง6, ย
       await queues.ensureDeletionJob(id!, 0);
       await sleep(1_500);
       expect(await remains(context, id!)).toMatchObject({ row: { state: 'active' }, objects: 2, audits: [] });
-    });
+    }, 60_000);
 
     it('answers an active video with an idempotent 200', async () => {
       const [id] = await seedVideos(context, 1);

@@ -105,7 +105,7 @@ describe('fuzzing every route and parameter', () => {
   afterAll(async () => {
     await system?.stop();
     await context?.close();
-  });
+  }, 60_000);
 
   it(`answers ${RUNS} generated requests without a 500, every error as problem+json`, async () => {
     await fc.assert(

@@ -42,7 +42,7 @@ describe('operations', () => {
     await system?.stop();
     await redis?.stop();
     await context?.close();
-  });
+  }, 60_000);
 
   it('exposes HTTP, queue, job and purge metrics after real traffic, on the API and the worker', async () => {
     const user = token('metrics-user', ['admin']);

@@ -23,7 +23,7 @@ describe('independent scaling', () => {
     await system?.stop();
     await redis?.stop();
     await context?.close();
-  });
+  }, 60_000);
 
   it('spreads requests over both APIs and jobs over both workers, and does no job twice', async () => {
     const second = await system.startApi();

@@ -41,7 +41,7 @@ describe('GET /api/videos/search (SPEC §7)', () => {
   afterAll(async () => {
     await system?.stop();
     await context?.close();
-  });
+  }, 60_000);
 
   const search = <T = SearchBody>(query: string, bearer = reader) =>
     call<T>('GET', `${system.api}/api/videos/search?${query}`, bearer);

@@ -18,19 +18,19 @@ describe('graceful shutdown on SIGTERM', () => {
     context = await openTestContext();
     await context.reset();
     redis = await startOwnRedis();
-  });
+  }, 60_000);
 
   afterEach(async () => {
     await system?.stop();
     system = undefined;
     await proxy?.close();
     proxy = undefined;
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await redis.stop();
     await context.close();
-  });
+  }, 60_000);
 
   it('the API answers every request in flight, then stops accepting', async () => {
     await seedVideos(context, 20, { title: (i) => `Shutdown load video ${i}` });

@@ -16,13 +16,13 @@ describe('sweeps', () => {
     context = await openTestContext();
     await context.reset();
     redis = await startOwnRedis();
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await system?.stop();
     await redis.stop();
     await context.close();
-  });
+  }, 60_000);
 
   it('`cli sweep` enqueues due purges that Redis lost', async () => {
     system = await startSystem({ REDIS_URL: redis.url }, { worker: false });

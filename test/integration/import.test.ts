@@ -11,7 +11,7 @@ describe('npm run cli -- import', () => {
   beforeAll(async () => {
     context = await openTestContext();
     await context.reset();
-  });
+  }, 60_000);
 
   afterAll(() => context.close());
 
@@ -44,7 +44,7 @@ describe('npm run cli -- import', () => {
     expect(keys.sort()).toEqual(expectedKeys.sort());
 
     expect((await context.indexedIds()).sort()).toEqual(ids);
-  });
+  }, 120_000);
 
   it('upserts by id: importing the same records again adds nothing and bumps the version', async () => {
     await importSample(500);
@@ -56,5 +56,5 @@ describe('npm run cli -- import', () => {
     expect(versions).toBe('2');
     expect(await context.allMediaKeys()).toHaveLength(1000);
     expect(await context.indexedIds()).toHaveLength(500);
-  });
+  }, 120_000);
 });

@@ -8,7 +8,7 @@ describe('index sync', () => {
 
   beforeAll(async () => {
     context = await openTestContext();
-  });
+  }, 60_000);
 
   beforeEach(() => context.reset());
 
@@ -120,5 +120,5 @@ describe('index sync', () => {
       id: changed!,
     });
     expect(document._source?.title).toBe('Edited during reindex');
-  });
+  }, 60_000);
 });

@@ -45,7 +45,7 @@ describe('migrations', () => {
         'deletion_audit.uq_deletion_audit_video_id.video_id',
       ]),
     );
-  });
+  }, 60_000);
 
   it('stores video ids as bytes (ascii_bin), so key comparisons skip the Unicode collation', async () => {
     const [rows] = await admin.query(
@@ -63,5 +63,5 @@ describe('migrations', () => {
     const before = await schema();
     expect(await migrate({ DATABASE_URL })).toEqual([]);
     expect(await schema()).toEqual(before);
-  });
+  }, 60_000);
 });

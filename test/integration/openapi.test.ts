@@ -32,7 +32,7 @@ describe('OpenAPI document', () => {
     const served = await servedRoutes();
     expect(served.length).toBeGreaterThanOrEqual(6);
     for (const route of served) expect(documented).toContain(route);
-  });
+  }, 60_000);
 
   it('describes every parameter the validation schemas accept, with responses and errors', () => {
     const document = apiDocument() as {

@@ -8,7 +8,7 @@ describe('VideoRepository: the reads every search makes', () => {
 
   beforeAll(async () => {
     context = await openTestContext();
-  });
+  }, 60_000);
 
   beforeEach(() => context.reset());
 
