@@ -1,4 +1,4 @@
-/** Three levels (STYLE.md): unit tests of pure rules, integration and end-to-end against the real services. */
+/** Three levels (docs/contract.md §11): unit tests of pure rules, integration and end-to-end against the real services. */
 const base = {
   // ES-module-only packages (NestJS 12, jose under jwks-rsa) load untransformed through jest's
   // require(esm), which scripts/jest.sh enables.

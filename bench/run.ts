@@ -261,7 +261,7 @@ async function main(): Promise<void> {
     const report: Report = {
       date: new Date().toISOString(),
       mode: quick ? 'quick' : 'full',
-      machine: machine(),
+      machine: await machine(config.ELASTICSEARCH_URL),
       targets,
       figures: { search, softDelete, purge, reindex, scale },
       tables,

@@ -29,8 +29,12 @@ export interface Report {
 
 const DOCS = resolve(__dirname, '../../../docs');
 
-export function machine(): string {
-  return `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+/** The machine and the platform a run measured: cores, memory, Node.js and Elasticsearch versions. */
+export async function machine(elasticsearchUrl: string): Promise<string> {
+  const response = await fetch(`${elasticsearchUrl}/_nodes/_local?filter_path=nodes.*.version`);
+  const { nodes } = (await response.json()) as { nodes: Record<string, { version: string }> };
+  const elasticsearch = Object.values(nodes)[0]?.version ?? 'unknown';
+  return `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Elasticsearch ${elasticsearch}, ${process.platform}`;
 }
 
 function markdownTable(header: string[], rows: (string | number)[][]): string {

@@ -8,7 +8,7 @@ const ROOT = resolve(__dirname, '../..');
 
 /**
  * Scenarios 5 and 6 reuse the end-to-end suites at full strength: 10,000 generated requests over
- * every route and parameter, and every token attack of SPEC §3 with oversized headers.
+ * every route and parameter, and every token attack of docs/contract.md §3 with oversized headers.
  */
 describe('chaos: fuzzing and token attacks', () => {
   it.each([
@@ -21,7 +21,7 @@ describe('chaos: fuzzing and token attacks', () => {
     [
       'token attacks',
       'test/e2e/auth.test.ts',
-      'every SPEC §3 token attack, 8 KB and 20 KB tokens',
+      'every contract §3 token attack, 8 KB and 20 KB tokens',
       'all 401 (431 for oversized headers), none 500',
     ],
   ])(

@@ -59,7 +59,7 @@ function tampered(): string {
   return parts.join('.');
 }
 
-/** RFC 6750 §3 and SPEC §4: a problem document and a Bearer challenge, nothing internal. */
+/** RFC 6750 §3 and docs/contract.md §4: a problem document and a Bearer challenge, nothing internal. */
 function expectUnauthorized(response: ApiResponse, tokenPresented: boolean): void {
   expect(response.status).toBe(401);
   const challenge = response.headers.get('www-authenticate') ?? '';
@@ -72,7 +72,7 @@ function expectUnauthorized(response: ApiResponse, tokenPresented: boolean): voi
   expect(JSON.stringify(response.body)).not.toMatch(/\bat .+:\d+|node_modules|Error\b|jwt|signature|kid/i);
 }
 
-describe('authentication on /api/** (SPEC §3)', () => {
+describe('authentication on /api/** (contract §3)', () => {
   let jwks: JwksServer;
   let system: System;
 

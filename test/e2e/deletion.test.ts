@@ -17,7 +17,7 @@ interface DeleteBody {
   purgeAt: string;
 }
 
-describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (SPEC §6, §8)', () => {
+describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §6, §8)', () => {
   let context: TestContext;
   let system: System;
   let queues: JobQueues;

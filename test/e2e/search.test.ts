@@ -28,7 +28,7 @@ interface Problem {
   errors: { name: string; reason: string }[];
 }
 
-describe('GET /api/videos/search (SPEC §7)', () => {
+describe('GET /api/videos/search (contract §7)', () => {
   let context: TestContext;
   let system: System;
 

@@ -62,7 +62,7 @@ export async function send(
   }
 }
 
-/** A 503 as SPEC §4 wants it: problem+json with Retry-After. */
+/** A 503 as docs/contract.md §4 wants it: problem+json with Retry-After. */
 export function isProperUnavailable(sent: Sent): boolean {
   return (
     sent.status === 503 &&

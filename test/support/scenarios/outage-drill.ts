@@ -189,7 +189,7 @@ export function itemIds(sent: Sent): string[] {
 
 /**
  * Searches that showed a video whose DELETE had already been answered 200 when the search was
- * sent: the one thing SPEC §7 forbids whatever state the index is in.
+ * sent: the one thing docs/contract.md §7 forbids whatever state the index is in.
  */
 export function deletedShown(sent: DrillSent[]): DrillSent[] {
   const deletedAt = new Map<string, number>();

@@ -13,7 +13,7 @@ export function bearerToken(request: { headers: IncomingHttpHeaders }): string |
   return match?.[1] ?? null;
 }
 
-/** SPEC §3's 401: a problem document with a Bearer challenge (RFC 6750 §3). */
+/** docs/contract.md §3's 401: a problem document with a Bearer challenge (RFC 6750 §3). */
 export function unauthorized(request: { headers: IncomingHttpHeaders }): ProblemException {
   const presented = /^\s*bearer\s+\S/i.test(request.headers.authorization ?? '');
   // RFC 6750 §3: no error code when no token was presented.
@@ -43,7 +43,7 @@ export function verifiedCaller(request: FastifyRequest, reply: FastifyReply): Pr
 
 /**
  * For a request that reaches no route (its path cannot be read): the 401 a caller without a valid
- * token gets before anything else is said about the request (SPEC §3), or nothing.
+ * token gets before anything else is said about the request (docs/contract.md §3), or nothing.
  */
 export async function refuseUnauthenticated(
   request: FastifyRequest,

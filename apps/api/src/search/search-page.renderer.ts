@@ -7,7 +7,7 @@ export type ItemHead = Buffer;
 /** Bytes a cached head costs beyond its JSON: the key, the entry and the LRU's bookkeeping. */
 const ENTRY_OVERHEAD = 160;
 
-/** Renders what a search shows of a video, up to its score. The keys are those of SPEC §7. */
+/** Renders what a search shows of a video, up to its score. The keys are those of docs/contract.md §7. */
 export function renderItemHead(video: VideoSummary): ItemHead {
   const item = {
     id: video.id,
@@ -29,7 +29,7 @@ export interface PageMeta {
   total: number;
 }
 
-/** The search answer (SPEC §7) as JSON bytes, put together from rendered heads and their scores. */
+/** The search answer (docs/contract.md §7) as JSON bytes, put together from rendered heads and their scores. */
 export function renderSearchPage(items: { head: ItemHead; score: number }[], meta: PageMeta): Buffer {
   const totalPages = Math.ceil(meta.total / meta.limit);
   const parts: Buffer[] = [OPEN];

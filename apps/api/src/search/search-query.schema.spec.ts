@@ -14,7 +14,7 @@ function errorsOf(query: Record<string, unknown>): string[] {
   return [];
 }
 
-describe('search query validation (SPEC §7)', () => {
+describe('search query validation (contract §7)', () => {
   it('applies defaults and trims q', () => {
     expect(pipe.transform({ q: '  asyncio ' })).toEqual({ q: 'asyncio', page: 1, limit: 20 });
   });

@@ -39,7 +39,7 @@ const charactersWithin = (min: number, max: number) => (value: string) => {
   return characters >= min && characters <= max;
 };
 
-/** The query of `GET /api/videos/search` (SPEC §7): validates, produces the 400 details, documents. */
+/** The query of `GET /api/videos/search` (docs/contract.md §7): validates, produces the 400 details, documents. */
 export const searchQuerySchema = z
   .object({
     q: z
@@ -67,7 +67,7 @@ export const searchQuerySchema = z
 
 export type SearchQuery = z.output<typeof searchQuerySchema>;
 
-/** The answer of a search (SPEC §7). */
+/** The answer of a search (docs/contract.md §7). */
 export const searchPageSchema = z.object({
   items: z.array(
     z.object({

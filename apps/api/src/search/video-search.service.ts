@@ -35,7 +35,7 @@ export class VideoSearchService {
    * Ranks in Elasticsearch, then answers from MySQL: every hit is checked against the rows in one
    * query, so a video that is not active never shows even while the index lags. That query reads
    * only the versions; a video's fields are read (and rendered) again only when its version is not
-   * among the rendered items. Returns the answer's JSON (SPEC §7).
+   * among the rendered items. Returns the answer's JSON (docs/contract.md §7).
    */
   async search(query: SearchQuery): Promise<Buffer> {
     const request = buildSearchRequest(

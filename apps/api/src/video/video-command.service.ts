@@ -5,7 +5,7 @@ import type { NextState } from '@app/shared/video/video-lifecycle';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import type { DeleteQuery, DeleteResponse, RestoreResponse } from './video-params.schema';
 
-/** Turns the shared rules' outcomes into the HTTP contract of SPEC §6 and §8. */
+/** Turns the shared rules' outcomes into the HTTP contract of docs/contract.md §6 and §8. */
 @Injectable()
 export class VideoCommandService {
   constructor(private readonly deletion: VideoDeletionService) {}

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 
-/** The `{id}` path parameter: the UUID rule of SPEC §5, normalized to lowercase. */
+/** The `{id}` path parameter: the UUID rule of docs/contract.md §5, normalized to lowercase. */
 export const videoIdParamsSchema = z.object({
   id: z
     .string()
@@ -14,7 +14,7 @@ export const videoIdParamsSchema = z.object({
 
 export type VideoIdParams = z.output<typeof videoIdParamsSchema>;
 
-/** The query of `DELETE /api/videos/{id}` (SPEC §6). */
+/** The query of `DELETE /api/videos/{id}` (docs/contract.md §6). */
 export const deleteQuerySchema = z.object({
   // `true` in any letter case selects permanent deletion; anything else, or nothing, is a soft delete.
   permanent: z

@@ -26,7 +26,7 @@ const url = (protocols: RegExp, example: string) =>
     { message: `must be a URL like ${example}` },
   );
 
-/** Every variable the processes read, with the defaults of SPEC §9 pointing at the local services. */
+/** Every variable the processes read, with the defaults of docs/contract.md §9 pointing at the local services. */
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

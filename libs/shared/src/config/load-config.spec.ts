@@ -11,7 +11,7 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 }
 
 describe('loadConfig', () => {
-  it('applies the SPEC §9 defaults pointing at the local services', () => {
+  it('applies the contract §9 defaults pointing at the local services', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       PORT: 3000,

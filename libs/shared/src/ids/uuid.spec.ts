@@ -1,6 +1,6 @@
 import { isValidVideoId, normalizeId, uuidV5 } from './uuid';
 
-describe('isValidVideoId (SPEC §5)', () => {
+describe('isValidVideoId (contract §5)', () => {
   const versions = '0123456789abcdef'.split('');
   const variants = '0123456789abcdef'.split('');
 

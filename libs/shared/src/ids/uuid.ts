@@ -4,7 +4,7 @@ const CANONICAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[
 const NIL = '00000000-0000-0000-0000-000000000000';
 const MAX = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
-/** The UUID rule of SPEC §5: canonical form, versions 1–8, RFC 9562 variant, plus nil and max. */
+/** The UUID rule of docs/contract.md §5: canonical form, versions 1–8, RFC 9562 variant, plus nil and max. */
 export function isValidVideoId(value: string): boolean {
   if (CANONICAL.test(value)) return true;
   const lower = value.toLowerCase();

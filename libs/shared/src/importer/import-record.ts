@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { AUTHOR_ID_NAMESPACE, isValidVideoId, normalizeId, uuidV5, VIDEO_ID_NAMESPACE } from '../ids/uuid';
 import type { VideoContent } from '../video/video.repository';
 
-/** One line of an import file (SPEC §9). Unknown fields are ignored. */
+/** One line of an import file (docs/contract.md §9). Unknown fields are ignored. */
 export const importRecordSchema = z
   .object({
-    id: z.string().refine(isValidVideoId, 'must be a UUID (SPEC §5)').optional(),
+    id: z.string().refine(isValidVideoId, 'must be a UUID (docs/contract.md §5)').optional(),
     slug: z.string().min(1).max(512).optional(),
     authorId: z.string().min(1).max(128).optional(),
     speakers: z.array(z.string()).optional(),

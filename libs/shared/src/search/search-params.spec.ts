@@ -1,6 +1,6 @@
 import { parseDateBound } from './search-params';
 
-describe('parseDateBound (SPEC §7)', () => {
+describe('parseDateBound (contract §7)', () => {
   it.each([
     ['2024-05-01', 'from', '2024-05-01T00:00:00.000Z'],
     ['2024-05-01', 'to', '2024-05-01T23:59:59.999Z'],

@@ -1,5 +1,5 @@
 /**
- * Date bounds of SPEC §7: a date (`2024-05-01`) or a date-time with optional fraction and offset
+ * Date bounds of docs/contract.md §7: a date (`2024-05-01`) or a date-time with optional fraction and offset
  * (`Z` or `±hh:mm`; none means UTC). A date-only lower bound starts that day at 00:00:00 UTC; a
  * date-only upper bound includes the whole day.
  */

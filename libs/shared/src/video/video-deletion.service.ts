@@ -22,7 +22,7 @@ export type ApplyResult =
 export type PurgeOutcome = 'purged' | 'already_gone' | 'not_due' | 'restored';
 
 /**
- * The rule "what may be deleted, by whom, and what happens next" (STYLE.md): the API, the worker
+ * The rule "what may be deleted, by whom, and what happens next" (docs/contract.md §11): the API, the worker
  * and the tests all come through here. A decision and its intent are committed together in MySQL;
  * the queue and the index follow after the commit, and the sweeps and reconciler repair them if
  * they do not.

@@ -1,7 +1,7 @@
 import { VideoState } from './video-state';
 
 /**
- * The one state machine of a video (SPEC §2, §6, §8), as pure functions: the API and the worker
+ * The one state machine of a video (docs/contract.md §2, §6, §8), as pure functions: the API and the worker
  * both call it, so "what may happen to a video, by whom, and what follows" is decided in one place.
  *
  *   active ──soft delete──▶ soft_deleted ──purge due──▶ deleting ──worker──▶ (row gone, audit kept)
@@ -81,7 +81,7 @@ export function decide(
   actor: Actor | null,
   now: Date,
 ): Decision {
-  // A video being deleted is already gone for every caller (SPEC §6: further DELETE or restore → 404).
+  // A video being deleted is already gone for every caller (docs/contract.md §6: further DELETE or restore → 404).
   if (!video || video.state === VideoState.Deleting) {
     return command.type === 'claim_purge' && video
       ? { kind: 'unchanged', current: snapshotState(video) }

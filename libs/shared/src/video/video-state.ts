@@ -1,4 +1,4 @@
-/** Lifecycle of a video row (SPEC §2). A purged video has no row: only its audit record remains. */
+/** Lifecycle of a video row (docs/contract.md §2). A purged video has no row: only its audit record remains. */
 export enum VideoState {
   Active = 'active',
   SoftDeleted = 'soft_deleted',

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Video ids are lowercase canonical UUIDs (SPEC §5, stored normalized), so their columns compare
+ * Video ids are lowercase canonical UUIDs (docs/contract.md §5, stored normalized), so their columns compare
  * bytes (`ascii_bin`) instead of running the Unicode collation on every key comparison. Each
  * search checks its page's ids against the primary key: MySQL CPU per check about 18 % lower.
  * Rebuilds both tables; writes to them wait until it is done.
