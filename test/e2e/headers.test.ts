@@ -154,7 +154,10 @@ describe('response headers (OWASP REST Security Cheat Sheet)', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toBe(id);
-    expect(await logLine(id)).toMatchObject({ req: { url: '/api/videos/search?q=headers' } });
+    expect(await logLine(id)).toMatchObject({
+      req: { url: '/api/videos/search?q=headers' },
+      statusCode: 200,
+    });
   }, 30_000);
 
   it.each([

@@ -139,7 +139,8 @@ export async function createHttpApp(
       const line = {
         reqId: request.id,
         req: { method: request.method, url: request.originalUrl },
-        res: { statusCode: status },
+        // Not under `res`: pino-http's serializer for that key reads a live response and logged null.
+        statusCode: status,
         responseTime: Math.round(reply.elapsedTime),
       };
       if (status >= 500) log.error(line, 'request errored');
