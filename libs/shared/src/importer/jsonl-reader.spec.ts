@@ -37,9 +37,8 @@ describe('openJsonLines', () => {
     const lines = await readAll(path);
     expect(lines.filter((l) => !l.error).map((l) => l.value)).toEqual(records);
     expect(lines.map((l) => l.line)).toEqual([1, 2, 4, 5, 6]);
-    expect(lines.find((l) => l.error)).toMatchObject({
-      line: 5,
-      error: expect.stringMatching(/^invalid JSON/),
-    });
+    const broken = lines.filter((l) => l.error);
+    expect(broken.map((l) => l.line)).toEqual([5]);
+    expect(broken[0]?.error).toMatch(/^invalid JSON/);
   });
 });
