@@ -23,6 +23,12 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // Typed by video-api.ts, which generated-client.test.ts writes from the running API and then
+    // type-checks this file against with tsc; before that run the types do not exist.
+    files: ['test/e2e/generated-client/calls.ts'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
     files: ['jest.config.js'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },

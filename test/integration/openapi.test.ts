@@ -1,52 +1,115 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { mountApiDocs } from '../../apps/api/src/api-docs';
 import { AppModule } from '../../apps/api/src/app.module';
-import { API_ROUTES, apiDocument } from '../../apps/api/src/openapi';
+import { API_ROUTES } from '../../apps/api/src/openapi';
+import { describeProblems, redoclyLint } from '../support/redocly';
 
-/** The routes the API application really serves, as Fastify registers them. */
-async function servedRoutes(): Promise<string[]> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), {
-    logger: false,
-  });
-  const routes: string[] = [];
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onRoute', (route) => {
-      // Fastify answers HEAD for every GET by itself.
-      for (const method of [route.method].flat()) {
-        if (method !== 'HEAD') routes.push(`${method.toLowerCase()} ${route.url}`);
-      }
-    });
-  try {
-    await app.init();
-    return routes;
-  } finally {
-    await app.close();
-  }
+interface Operation {
+  operationId: string;
+  security: Record<string, string[]>[];
+  parameters: { name: string; in: string; required: boolean }[];
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
 }
 
 describe('OpenAPI document', () => {
-  it('documents every route the API serves', async () => {
-    const documented = API_ROUTES.map((route) => `${route.method} ${route.path}`);
-    const served = await servedRoutes();
-    expect(served.length).toBeGreaterThanOrEqual(6);
-    for (const route of served) expect(documented).toContain(route);
+  let app: NestFastifyApplication;
+  /** Every route the application serves, as Fastify registers them. */
+  const served: string[] = [];
+  /** The document as `/docs-json` serves it. */
+  let document: Document;
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+    );
+
+  beforeAll(async () => {
+    app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), {
+      logger: false,
+    });
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRoute', (route) => {
+        // Fastify answers HEAD for every GET by itself.
+        for (const method of [route.method].flat()) {
+          if (method !== 'HEAD') served.push(`${method.toLowerCase()} ${route.url}`);
+        }
+      });
+    await mountApiDocs(app);
+    await app.init();
+    const response = await app.inject({ method: 'GET', url: '/docs-json' });
+    expect(response.statusCode).toBe(200);
+    document = response.json<Document>();
   }, 60_000);
 
+  afterAll(async () => {
+    await app?.close();
+  }, 30_000);
+
+  it('documents every route the API serves', () => {
+    const documented = API_ROUTES.map((route) => `${route.method} ${route.path}`);
+    // Swagger UI's own files and copies of the document, under /docs/.
+    const routes = served.filter((route) => !route.startsWith('get /docs/'));
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+    for (const route of routes) expect(documented).toContain(route);
+  });
+
+  it('passes Redocly’s recommended rules with no error and no warning', async () => {
+    const report = await redoclyLint(document);
+    expect({ ...report.totals, problems: describeProblems(report) }).toEqual({
+      errors: 0,
+      warnings: 0,
+      ignored: 0,
+      problems: '',
+    });
+  }, 60_000);
+
+  it('names every operation and states its security, bearerAuth or none', () => {
+    const ids = Object.fromEntries(
+      operations().map((o) => [`${o.method} ${o.path}`, o.operation.operationId]),
+    );
+    expect(ids).toMatchObject({
+      'get /api/videos/search': 'listVideoSearch',
+      'delete /api/videos/{id}': 'deleteVideo',
+      'post /api/videos/{id}/restore': 'restoreVideo',
+      'get /health/live': 'getLiveness',
+      'get /health/ready': 'getReadiness',
+      'get /metrics': 'getMetrics',
+    });
+    for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z]+[A-Za-z]*$/);
+    expect(document.components.securitySchemes.bearerAuth).toEqual({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
+    for (const { path, operation } of operations()) {
+      if (path.startsWith('/api/')) expect(operation.security).toEqual([{ bearerAuth: [] }]);
+      if (/^\/(health|metrics|docs)/.test(path)) expect(operation.security).toEqual([]);
+    }
+  });
+
+  it('gives every answer a body schema, problems as application/problem+json', () => {
+    for (const { path, method, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const where = `${method} ${path} ${status}`;
+        const media = Object.keys(response.content ?? {});
+        expect([where, media.length > 0]).toEqual([where, true]);
+        for (const { schema } of Object.values(response.content!)) expect(schema).toBeDefined();
+        if (Number(status) >= 400 && path !== '/health/ready') {
+          expect([where, media]).toEqual([where, ['application/problem+json']]);
+        }
+      }
+    }
+    expect(document.components.schemas).toHaveProperty('Problem');
+  });
+
   it('describes every parameter the validation schemas accept, with responses and errors', () => {
-    const document = apiDocument() as {
-      paths: Record<
-        string,
-        Record<
-          string,
-          {
-            parameters: { name: string; in: string; required: boolean }[];
-            responses: Record<string, unknown>;
-          }
-        >
-      >;
-    };
     const search = document.paths['/api/videos/search']!.get!;
     expect(search.parameters.map((p) => p.name).sort()).toEqual([
       'authorId',
@@ -57,7 +120,7 @@ describe('OpenAPI document', () => {
       'q',
     ]);
     expect(search.parameters.find((p) => p.name === 'q')!.required).toBe(true);
-    expect(Object.keys(search.responses).sort()).toEqual(['200', '400', '401', '503']);
+    expect(Object.keys(search.responses).sort()).toEqual(['200', '400', '401', '429', '503']);
 
     const remove = document.paths['/api/videos/{id}']!.delete!;
     expect(remove.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual([
@@ -65,7 +128,7 @@ describe('OpenAPI document', () => {
       'query:permanent',
       'query:retentionDays',
     ]);
-    expect(Object.keys(remove.responses).sort()).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(Object.keys(remove.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '503']);
     expect(Object.keys(document.paths['/api/videos/{id}/restore']!.post!.responses)).toContain('404');
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildOpenApiDocument, type RouteDoc } from '@app/shared/http/openapi';
+import { buildOpenApiDocument, type RouteDoc, type RouteResponse } from '@app/shared/http/openapi';
 import { DASHBOARD_PATH } from './admin/dashboard-path';
 import { searchPageSchema, searchQuerySchema } from './search/search-query.schema';
 import {
@@ -9,29 +9,40 @@ import {
   videoIdParamsSchema,
 } from './video/video-params.schema';
 
+const liveness = z.object({ status: z.literal('ok') });
+
+/** Each dependency's status only: the route is public (health.controller.ts). */
+const dependencies = z.record(z.string(), z.object({ status: z.enum(['up', 'down']) }));
 const readiness = z.object({
   status: z.enum(['ok', 'error']),
-  details: z.record(z.string(), z.object({ status: z.enum(['up', 'down']), message: z.string().optional() })),
+  info: dependencies.optional().meta({ description: 'the dependencies that answer' }),
+  error: dependencies.optional().meta({ description: 'the dependencies that do not' }),
+  details: dependencies.meta({ description: 'every dependency: mysql, redis, elasticsearch, s3' }),
 });
 
-const problem = (description: string) => ({ description, problem: true });
-const unavailable = (what: string) => ({
+const problem = (description: string): RouteResponse => ({ description, problem: true });
+const unavailable = (what: string): RouteResponse => ({
   description: `${what} is unavailable`,
   problem: true,
   headers: { 'Retry-After': 'seconds to wait before trying again' },
 });
+const json = (name: string, schema: z.ZodType) => ({ name, schema });
 
 /** Every route of the API. A test checks this list against the routes the application serves. */
 export const API_ROUTES: RouteDoc[] = [
   {
     method: 'get',
     path: '/api/videos/search',
+    operationId: 'listVideoSearch',
     tag: 'videos',
-    summary: 'Full-text search over active videos (SPEC §7)',
-    secured: true,
+    summary: 'Search active videos',
+    description:
+      'Full-text search over the titles, descriptions and tags of active videos, ranked by relevance, ' +
+      'filtered by author and publication date, one page at a time (docs/contract.md §7).',
+    security: 'bearer',
     query: searchQuerySchema,
     responses: {
-      200: { description: 'a page of results', schema: searchPageSchema },
+      200: { description: 'a page of results', json: json('VideoSearchPage', searchPageSchema) },
       400: problem('invalid parameters: each is named in `errors`'),
       503: unavailable('Search'),
     },
@@ -39,13 +50,20 @@ export const API_ROUTES: RouteDoc[] = [
   {
     method: 'delete',
     path: '/api/videos/:id',
+    operationId: 'deleteVideo',
     tag: 'videos',
-    summary: 'Soft delete (retention) or permanent delete (SPEC §6)',
-    secured: true,
+    summary: 'Delete a video',
+    description:
+      'Soft delete: the video leaves search at once and is purged after `retentionDays` (30 by default) ' +
+      'unless restored; `permanent=true` purges it now. Only its author or an admin may (docs/contract.md §6).',
+    security: 'bearer',
     params: videoIdParamsSchema,
     query: deleteQuerySchema,
     responses: {
-      200: { description: 'soft-deleted (with dates) or deleted', schema: deleteResponseSchema },
+      200: {
+        description: 'soft-deleted (with dates) or deleted',
+        json: json('VideoDeletion', deleteResponseSchema),
+      },
       400: problem('invalid id or retentionDays'),
       403: problem('not the author and not an admin'),
       404: problem('no such video, or it is deleted or being deleted'),
@@ -55,12 +73,16 @@ export const API_ROUTES: RouteDoc[] = [
   {
     method: 'post',
     path: '/api/videos/:id/restore',
+    operationId: 'restoreVideo',
     tag: 'videos',
-    summary: 'Undo a soft delete (SPEC §8)',
-    secured: true,
+    summary: 'Restore a soft-deleted video',
+    description:
+      'Undoes a soft delete before its purge: the video is active and searchable again. ' +
+      'Only its author or an admin may (docs/contract.md §8).',
+    security: 'bearer',
     params: videoIdParamsSchema,
     responses: {
-      200: { description: 'the video is active', schema: restoreResponseSchema },
+      200: { description: 'the video is active', json: json('VideoRestoration', restoreResponseSchema) },
       400: problem('invalid id'),
       403: problem('not the author and not an admin'),
       404: problem('no such video, or it is deleted or being deleted'),
@@ -70,22 +92,26 @@ export const API_ROUTES: RouteDoc[] = [
   {
     method: 'get',
     path: '/health/live',
+    operationId: 'getLiveness',
     tag: 'operations',
-    summary: 'Liveness: the process runs',
-    secured: false,
-    responses: { 200: { description: 'alive', schema: z.object({ status: z.literal('ok') }) } },
+    summary: 'Liveness',
+    description: 'The process runs; no dependency is checked.',
+    security: 'public',
+    responses: { 200: { description: 'alive', json: json('Liveness', liveness) } },
   },
   {
     method: 'get',
     path: '/health/ready',
+    operationId: 'getReadiness',
     tag: 'operations',
-    summary: 'Readiness: MySQL, Redis, Elasticsearch and S3 answer',
-    secured: false,
+    summary: 'Readiness',
+    description: 'MySQL, Redis, Elasticsearch and S3 all answer; a 503 names each as up or down.',
+    security: 'public',
     responses: {
-      200: { description: 'ready', schema: readiness },
+      200: { description: 'ready', json: json('Readiness', readiness) },
       503: {
         description: 'a dependency is down (named in details)',
-        schema: readiness,
+        json: json('Readiness', readiness),
         headers: { 'Retry-After': 'seconds' },
       },
     },
@@ -93,23 +119,56 @@ export const API_ROUTES: RouteDoc[] = [
   {
     method: 'get',
     path: '/metrics',
+    operationId: 'getMetrics',
     tag: 'operations',
     summary: 'Prometheus metrics',
-    secured: false,
-    responses: { 200: { description: 'text exposition format' } },
+    description: "This process's metrics in the Prometheus text exposition format.",
+    security: 'public',
+    responses: {
+      200: { description: 'text exposition format 0.0.4', text: 'text/plain' },
+    },
   },
   {
     method: 'get',
     path: DASHBOARD_PATH,
+    operationId: 'getQueueDashboard',
     tag: 'operations',
-    summary:
-      'Queue dashboard (Bull Board): admin JWT (header or admin_token cookie) or dashboard credentials (Basic)',
-    secured: false,
+    summary: 'Queue dashboard',
+    description:
+      'Bull Board over the job queues, for admins: an admin JWT (Authorization header or `admin_token` ' +
+      'cookie) or the dashboard credentials (HTTP Basic).',
+    security: [{ bearerAuth: [] }, { adminCookie: [] }, { dashboardBasic: [] }],
     responses: {
-      200: { description: 'the dashboard (HTML)' },
-      401: problem('no admin credentials'),
+      200: { description: 'the dashboard', text: 'text/html' },
+      401: {
+        description: 'no admin credentials, or wrong ones',
+        problem: true,
+        headers: { 'WWW-Authenticate': 'Basic realm="queues", and Bearer' },
+      },
       403: problem('authenticated, but not an admin'),
     },
+  },
+  {
+    method: 'get',
+    path: '/docs-json',
+    operationId: 'getOpenApiDocument',
+    tag: 'operations',
+    summary: 'This OpenAPI document',
+    description: 'The OpenAPI 3.1 document of the API, built from the zod schemas that validate its input.',
+    security: 'public',
+    responses: {
+      200: { description: 'the document', json: json('OpenApiDocument', z.record(z.string(), z.unknown())) },
+    },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'getApiDocsPage',
+    tag: 'operations',
+    summary: 'Swagger UI',
+    description: 'Swagger UI over this document.',
+    security: 'public',
+    responses: { 200: { description: 'the page', text: 'text/html' } },
   },
 ];
 
@@ -119,6 +178,16 @@ export function apiDocument() {
       title: 'Video deletion and search API',
       version: '1.0.0',
       description: 'Soft and permanent deletion with retention, restore, and full-text search over videos.',
+      // package.json's: the code is not licensed for use outside the platform.
+      license: { name: 'UNLICENSED' },
+      tags: [
+        { name: 'videos', description: 'Search, delete and restore videos (bearer token)' },
+        { name: 'operations', description: 'Probes, metrics, the queue dashboard and these docs' },
+      ],
+      securitySchemes: {
+        adminCookie: { type: 'apiKey', in: 'cookie', name: 'admin_token' },
+        dashboardBasic: { type: 'http', scheme: 'basic' },
+      },
     },
     API_ROUTES,
   );

@@ -1,62 +1,99 @@
 import { z } from 'zod';
 
 /** An RFC 9457 problem, as every error leaves the API. */
-export const problemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    errors: z
-      .array(z.object({ name: z.string().meta({ description: 'the bad parameter' }), reason: z.string() }))
-      .optional()
-      .meta({ description: 'one entry per bad parameter (400 only)' }),
-  })
-  .meta({ id: 'Problem' });
+export const problemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  errors: z
+    .array(z.object({ name: z.string().meta({ description: 'the bad parameter' }), reason: z.string() }))
+    .optional()
+    .meta({ description: 'one entry per bad parameter (400 only)' }),
+});
+
+/** A JSON body, listed once under `components.schemas` by this name, so clients get a named type. */
+export interface NamedSchema {
+  name: string;
+  schema: z.ZodType;
+}
 
 export interface RouteResponse {
   description: string;
-  schema?: z.ZodType;
-  /** Errors are problem+json; successes JSON. */
+  /** An `application/json` body. */
+  json?: NamedSchema;
+  /** An `application/problem+json` body (next to `json` when the status can carry either). */
   problem?: boolean;
+  /** A text body of this media type (metrics, HTML). */
+  text?: string;
   headers?: Record<string, string>;
 }
+
+/** How a route is authorized: the API's bearer token, nothing, or its own alternatives. */
+export type RouteSecurity = 'bearer' | 'public' | Record<string, string[]>[];
 
 /** One route as OpenAPI describes it, built from the same zod schemas that validate its input. */
 export interface RouteDoc {
   method: 'get' | 'post' | 'delete';
   /** Express-style path: `/api/videos/:id`. */
   path: string;
+  operationId: string;
   summary: string;
+  description: string;
   tag: string;
-  secured: boolean;
+  security: RouteSecurity;
   params?: z.ZodObject;
   query?: z.ZodObject;
   responses: Record<number, RouteResponse>;
 }
 
-const AUTH_ERRORS: Record<number, RouteResponse> = {
+export interface DocumentInfo {
+  title: string;
+  version: string;
+  description: string;
+  license: { name: string };
+  tags: { name: string; description: string }[];
+  /** Schemes other than `bearerAuth`, which every document has. */
+  securitySchemes?: Record<string, Record<string, string>>;
+}
+
+const RETRY_AFTER = { 'Retry-After': 'seconds to wait before trying again' };
+
+/** Answers the API's guards give on every bearer-secured route, before the handler runs. */
+const BEARER_ERRORS: Record<number, RouteResponse> = {
   401: {
     description: 'missing or invalid bearer token',
     problem: true,
     headers: { 'WWW-Authenticate': 'Bearer, with error="invalid_token" when a token was presented' },
   },
+  429: { description: 'too many requests from this caller', problem: true, headers: RETRY_AFTER },
 };
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const json: Record<string, unknown> = z.toJSONSchema(schema, {
-    io,
-    unrepresentable: 'any',
-    reused: 'inline',
-  });
-  // The dialect is the document's (OpenAPI 3.1), not a per-schema declaration.
+/** Any route answers this while its process drains after SIGTERM (http-app.ts), so every route lists it. */
+const DRAINING = 'this instance is shutting down';
+
+function withCommonAnswers(route: RouteDoc): Record<number, RouteResponse> {
+  const responses = { ...route.responses, ...(route.security === 'bearer' ? BEARER_ERRORS : {}) };
+  const own = responses[503];
+  responses[503] = {
+    ...own,
+    description: own ? `${own.description}; or ${DRAINING}` : DRAINING,
+    problem: true,
+    headers: { ...RETRY_AFTER, ...own?.headers },
+  };
+  return responses;
+}
+
+function withoutDialect(json: Record<string, unknown>): Record<string, unknown> {
+  // The dialect is the document's (OpenAPI 3.1), and a schema's place is its address: neither is declared per schema.
   delete json.$schema;
+  delete json.$id;
   return json;
 }
 
 function parameters(schema: z.ZodObject | undefined, where: 'path' | 'query') {
   if (!schema) return [];
-  const object = jsonSchema(schema, 'input') as {
+  const object = withoutDialect(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })) as {
     properties?: Record<string, Record<string, unknown>>;
     required?: string[];
   };
@@ -69,61 +106,100 @@ function parameters(schema: z.ZodObject | undefined, where: 'path' | 'query') {
   }));
 }
 
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+function content(response: RouteResponse) {
+  const media: Record<string, unknown> = {};
+  if (response.json) media['application/json'] = { schema: ref(response.json.name) };
+  if (response.problem) media['application/problem+json'] = { schema: ref('Problem') };
+  if (response.text) media[response.text] = { schema: { type: 'string' } };
+  return Object.keys(media).length ? { content: media } : {};
+}
+
+function headers(response: RouteResponse) {
+  if (!response.headers) return {};
+  return {
+    headers: Object.fromEntries(
+      Object.entries(response.headers).map(([name, description]) => [
+        name,
+        { description, schema: { type: 'string' } },
+      ]),
+    ),
+  };
+}
+
+function security(route: RouteDoc) {
+  if (route.security === 'bearer') return [{ bearerAuth: [] }];
+  // Said explicitly, so a public route is not mistaken for one that forgot its scheme.
+  if (route.security === 'public') return [];
+  return route.security;
+}
+
+/**
+ * Every named body, converted together so a schema used in several places (Problem) is one
+ * component that the others reference, never a `$defs` copy inside each.
+ */
+function componentSchemas(routes: RouteDoc[]) {
+  const named = new Map<string, z.ZodType>([['Problem', problemSchema]]);
+  for (const route of routes) {
+    for (const { json } of Object.values(route.responses)) {
+      if (!json) continue;
+      const taken = named.get(json.name);
+      if (taken && taken !== json.schema) throw new Error(`two response schemas are named ${json.name}`);
+      named.set(json.name, json.schema);
+    }
+  }
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of named) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'output',
+    unrepresentable: 'any',
+    reused: 'inline',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [
+      name,
+      withoutDialect(schema as Record<string, unknown>),
+    ]),
+  );
+}
+
 /** The OpenAPI 3.1 document for a set of routes. */
-export function buildOpenApiDocument(
-  info: { title: string; version: string; description: string },
-  routes: RouteDoc[],
-) {
+export function buildOpenApiDocument(info: DocumentInfo, routes: RouteDoc[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     const responses = Object.fromEntries(
-      Object.entries({ ...route.responses, ...(route.secured ? AUTH_ERRORS : {}) }).map(
-        ([status, response]) => [
-          status,
-          {
-            description: response.description,
-            ...(response.headers
-              ? {
-                  headers: Object.fromEntries(
-                    Object.entries(response.headers).map(([h, d]) => [
-                      h,
-                      { description: d, schema: { type: 'string' } },
-                    ]),
-                  ),
-                }
-              : {}),
-            ...(response.problem || response.schema
-              ? {
-                  content: {
-                    [response.problem ? 'application/problem+json' : 'application/json']: {
-                      schema: response.problem
-                        ? { $ref: '#/components/schemas/Problem' }
-                        : jsonSchema(response.schema!, 'output'),
-                    },
-                  },
-                }
-              : {}),
-          },
-        ],
-      ),
+      Object.entries(withCommonAnswers(route)).map(([status, response]) => [
+        status,
+        { description: response.description, ...headers(response), ...content(response) },
+      ]),
     );
     paths[path] ??= {};
     paths[path][route.method] = {
+      operationId: route.operationId,
       summary: route.summary,
+      description: route.description,
       tags: [route.tag],
-      ...(route.secured ? { security: [{ bearer: [] }] } : {}),
+      security: security(route),
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
       responses,
     };
   }
   return {
     openapi: '3.1.0',
-    info,
+    info: { title: info.title, version: info.version, description: info.description, license: info.license },
+    // Relative: the document describes the server that serves it, whatever its host.
+    servers: [{ url: '/', description: 'the API that serves this document' }],
+    tags: info.tags,
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: { Problem: jsonSchema(problemSchema, 'output') },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        ...info.securitySchemes,
+      },
+      schemas: componentSchemas(routes),
     },
   };
 }

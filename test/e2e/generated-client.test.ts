@@ -1,0 +1,125 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { waitFor } from '../support/processes';
+import { seedVideos } from '../support/seed';
+import { startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+import type { Answer, Problem, VideoApiCalls } from './generated-client/expected';
+
+const ROOT = resolve(__dirname, '../..');
+const CLIENT_DIR = resolve(__dirname, 'generated-client');
+const author = token('client-author');
+const stranger = token('client-stranger');
+const PROBLEM = /^application\/problem\+json/;
+
+/** Runs tsc over the client folder; resolves with its output, which is empty when everything compiles. */
+function typecheck(timeoutMs: number): Promise<string> {
+  const tsc = resolve(ROOT, 'node_modules/typescript/bin/tsc');
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [tsc, '-p', resolve(CLIENT_DIR, 'tsconfig.json'), '--pretty', 'false'],
+      { cwd: ROOT, timeout: timeoutMs },
+      (error, stdout, stderr) => done(error ? `${error.message}\n${stdout}${stderr}` : `${stdout}${stderr}`),
+    );
+  });
+}
+
+/** An RFC 9457 problem as application/problem+json, with this status. */
+function expectProblem(answer: Answer<unknown>, status: number): Problem {
+  expect([answer.status, answer.contentType]).toEqual([status, expect.stringMatching(PROBLEM)]);
+  expect(answer.data).toBeUndefined();
+  const problem = answer.problem!;
+  expect(problem.status).toBe(status);
+  for (const field of [problem.type, problem.title, problem.detail])
+    expect(field).toEqual(expect.any(String));
+  return problem;
+}
+
+describe('a client generated from /docs-json (openapi-typescript + openapi-fetch)', () => {
+  let context: TestContext;
+  let system: System;
+  let api: VideoApiCalls;
+  let videoId: string;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    system = await startSystem({}, { worker: false });
+    [videoId] = (await seedVideos(context, 1, {
+      title: () => 'Generated wombat client',
+      authorId: 'client-author',
+    })) as [string];
+    // Compiled by ts-jest without type checking, so the missing-or-stale generated types cannot
+    // stop it loading; the first test type-checks it against the fresh ones.
+    api = jest
+      .requireActual<{ videoApiCalls(baseUrl: string): VideoApiCalls }>('./generated-client/calls')
+      .videoApiCalls(system.api);
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await context?.close();
+  }, 30_000);
+
+  it('generates types from the served document that the calls compile against', async () => {
+    const ast = await openapiTS(new URL('/docs-json', system.api), { silent: true });
+    const source = astToString(ast);
+    for (const id of ['listVideoSearch', 'deleteVideo', 'restoreVideo', 'getLiveness', 'getReadiness']) {
+      expect(source).toContain(`${id}: {`);
+    }
+    await writeFile(
+      resolve(CLIENT_DIR, 'video-api.ts'),
+      `// Generated from ${system.api}/docs-json by openapi-typescript; do not edit.\n${source}`,
+    );
+    expect(await typecheck(90_000)).toBe('');
+  }, 120_000);
+
+  it('searches', async () => {
+    const answer = await api.search({ q: 'wombat', limit: '5' }, author);
+    expect(answer.status).toBe(200);
+    expect(answer.contentType).toMatch(/^application\/json/);
+    expect(answer.data).toMatchObject({ page: 1, limit: 5, total: 1, totalPages: 1 });
+    expect(answer.data!.items.map((item) => item.id)).toEqual([videoId]);
+  }, 30_000);
+
+  it('soft-deletes, then restores', async () => {
+    const found = async () => (await api.search({ q: 'wombat' }, author)).data!.items.map((item) => item.id);
+    const deleted = await api.deleteVideo(videoId, { retentionDays: '7' }, author);
+    expect(deleted).toMatchObject({ status: 200, data: { id: videoId, state: 'soft_deleted' } });
+    expect(await found()).toEqual([]);
+
+    const restored = await api.restoreVideo(videoId, author);
+    expect(restored).toMatchObject({ status: 200, data: { id: videoId, state: 'active' } });
+    // Back in search once Elasticsearch refreshes (about a second), not necessarily at once.
+    await waitFor('the restored video in search', async () => ((await found()).length ? true : undefined), {
+      timeoutMs: 15_000,
+    });
+    expect(await found()).toEqual([videoId]);
+  }, 30_000);
+
+  it('gets problems: 401 without a token, 400 for bad input, 403 and 404', async () => {
+    expectProblem(await api.search({ q: 'wombat' }), 401);
+
+    const badLimit = expectProblem(await api.search({ q: 'wombat', limit: '0' }, author), 400);
+    expect(badLimit.errors!.map((e) => e.name)).toEqual(['limit']);
+    const badId = expectProblem(await api.deleteVideo('not-a-uuid', {}, author), 400);
+    expect(badId.errors!.map((e) => e.name)).toEqual(['id']);
+
+    expectProblem(await api.deleteVideo(videoId, {}, stranger), 403);
+    expectProblem(await api.restoreVideo('00000000-0000-4000-8000-000000000000', author), 404);
+  }, 30_000);
+
+  it('reads the public probes and metrics without a token', async () => {
+    expect(await api.liveness()).toMatchObject({ status: 200, data: { status: 'ok' } });
+    const readiness = await api.readiness();
+    expect(readiness).toMatchObject({ status: 200, data: { status: 'ok' } });
+    expect(Object.keys(readiness.data!.details).sort()).toEqual(['elasticsearch', 'mysql', 'redis', 's3']);
+    const metrics = await api.metrics();
+    expect(metrics.status).toBe(200);
+    expect(metrics.contentType).toMatch(/^text\/plain/);
+    expect(metrics.data).toContain('http_request_duration_seconds');
+  }, 30_000);
+});

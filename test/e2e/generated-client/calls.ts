@@ -1,0 +1,50 @@
+import createClient from 'openapi-fetch';
+// Generated from the running API's /docs-json by generated-client.test.ts (git-ignored).
+import type { paths } from './video-api';
+import type { Answer, Problem, VideoApiCalls } from './expected';
+
+/**
+ * The e2e test's calls, through openapi-fetch typed by the generated `paths`. The test compiles
+ * this file against freshly generated types before it runs it, so every path, parameter and body
+ * here is checked against the served document.
+ */
+export function videoApiCalls(baseUrl: string): VideoApiCalls {
+  const client = createClient<paths>({ baseUrl });
+  const auth = (token?: string) => (token ? { authorization: `Bearer ${token}` } : {});
+  const answer = <T>({
+    data,
+    error,
+    response,
+  }: {
+    data?: T;
+    error?: Problem;
+    response: Response;
+  }): Answer<T> => ({
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    ...(data === undefined ? {} : { data }),
+    ...(error === undefined ? {} : { problem: error }),
+  });
+
+  return {
+    search: async (query, token) =>
+      answer(await client.GET('/api/videos/search', { params: { query }, headers: auth(token) })),
+    deleteVideo: async (id, query, token) =>
+      answer(
+        await client.DELETE('/api/videos/{id}', { params: { path: { id }, query }, headers: auth(token) }),
+      ),
+    restoreVideo: async (id, token) =>
+      answer(
+        await client.POST('/api/videos/{id}/restore', { params: { path: { id } }, headers: auth(token) }),
+      ),
+    liveness: async () => answer(await client.GET('/health/live')),
+    readiness: async () => {
+      const { data, error, response } = await client.GET('/health/ready');
+      // Not ready is a readiness body, not a problem, unless the instance is shutting down.
+      return error && 'details' in error
+        ? answer({ data: error, response })
+        : answer({ data, error, response });
+    },
+    metrics: async () => answer(await client.GET('/metrics', { parseAs: 'text' })),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The API as the e2e test expects it, written by hand. `calls.ts` must turn the types generated
+ * from `/docs-json` into these, so a document that drifts from them fails to compile.
+ */
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: { name: string; reason: string }[];
+}
+
+export interface SearchPage {
+  items: {
+    id: string;
+    title: string;
+    description: string;
+    authorId: string;
+    publishedAt: string | null;
+    tags: string[];
+    score: number;
+  }[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+export type Deletion =
+  | { id: string; state: 'soft_deleted'; deletedAt: string; purgeAt: string }
+  | { id: string; state: 'deleted' };
+
+export interface Restoration {
+  id: string;
+  state: 'active';
+}
+
+export interface Readiness {
+  status: 'ok' | 'error';
+  details: Record<string, { status: 'up' | 'down' }>;
+}
+
+/** An answer: its body as `data` on success or as `problem` on an error, never both. */
+export interface Answer<T> {
+  status: number;
+  contentType: string | null;
+  data?: T;
+  problem?: Problem;
+}
+
+export interface VideoApiCalls {
+  search(query: { q: string; limit?: string }, token?: string): Promise<Answer<SearchPage>>;
+  deleteVideo(
+    id: string,
+    query: { permanent?: string; retentionDays?: string },
+    token?: string,
+  ): Promise<Answer<Deletion>>;
+  restoreVideo(id: string, token?: string): Promise<Answer<Restoration>>;
+  liveness(): Promise<Answer<{ status: 'ok' }>>;
+  readiness(): Promise<Answer<Readiness>>;
+  metrics(): Promise<Answer<string>>;
+}
