@@ -8,7 +8,7 @@ import {
 } from '../support/jwks-server';
 import { call, startSystem, type ApiResponse, type System } from '../support/system';
 import { remains, seedVideos } from '../support/seed';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { ensureTestIndex, openTestContext, type TestContext } from '../support/test-context';
 
 const SECRET = process.env.JWT_SECRET!;
 const ISSUER = 'https://issuer.test';
@@ -78,12 +78,7 @@ describe('authentication on /api/** (contract §3)', () => {
 
   beforeAll(async () => {
     jwks = await startJwksServer([rsa, ec]);
-    const context = await openTestContext();
-    try {
-      await context.search.ensureAlias();
-    } finally {
-      await context.close();
-    }
+    await ensureTestIndex();
     system = await startSystem(
       { JWT_SECRET: SECRET, JWT_JWKS_URI: jwks.uri, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE },
       { worker: false },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sleep } from '../support/processes';
 import { call, startSystem, token, type ApiResponse, type System } from '../support/system';
-import { openTestContext } from '../support/test-context';
+import { ensureTestIndex } from '../support/test-context';
 
 /** Small enough to reach in a test, the window long enough not to reset during it. */
 const POINTS = 3;
@@ -46,12 +46,7 @@ describe('response headers (OWASP REST Security Cheat Sheet)', () => {
   let system: System;
 
   beforeAll(async () => {
-    const context = await openTestContext();
-    try {
-      await context.search.ensureAlias();
-    } finally {
-      await context.close();
-    }
+    await ensureTestIndex();
     system = await startSystem(
       {
         LOG_LEVEL: 'info',

@@ -45,3 +45,13 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
     },
   };
 }
+
+/** Makes sure the test index and its alias exist, for a suite that searches but seeds nothing. */
+export async function ensureTestIndex(): Promise<void> {
+  const context = await openTestContext();
+  try {
+    await context.search.ensureAlias();
+  } finally {
+    await context.close();
+  }
+}
