@@ -1,9 +1,8 @@
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { once } from 'node:events';
-import { createGunzip } from 'node:zlib';
 import type { AppConfig } from '@app/shared/config/config.schema';
+import { openJsonLines } from '@app/shared/importer/jsonl-reader';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import type { CliContext } from '../apps/worker/src/cli/cli-context';
@@ -29,13 +28,10 @@ export async function generate(count: number): Promise<string> {
   const out = createWriteStream(`${path}.partial`);
   let written = 0;
   for (let pass = 0; written < count; pass += 1) {
-    const lines = createInterface({
-      input: createReadStream(SAMPLE).pipe(createGunzip()),
-      crlfDelay: Infinity,
-    });
-    for await (const line of lines) {
+    for await (const { value, error } of (await openJsonLines(SAMPLE)).lines()) {
       if (written >= count) break;
-      const record = JSON.parse(line) as { slug: string };
+      if (error) throw new Error(`${SAMPLE}: ${error}`);
+      const record = value as { slug: string };
       if (!out.write(`${JSON.stringify({ ...record, slug: `${record.slug}~${pass}`, media: [] })}\n`))
         await once(out, 'drain');
       written += 1;
