@@ -10,6 +10,8 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
+# Node 20's young generation (see .npmrc): about 110 MB less RSS per process, the same CPU.
+ENV NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
