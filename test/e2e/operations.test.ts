@@ -78,7 +78,15 @@ describe('operations', () => {
     expect(sample(worker, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     // Both processes run on the Node.js the project pins (Node 24 LTS), and say so.
     for (const text of [api, worker]) expect(sample(text, 'nodejs_version_info', { major: '24' })).toBe(1);
-    for (const process of system.processes) expect(process.output()).toMatch(/"node":"v24\.\d+\.\d+"/);
+    for (const process of system.processes) {
+      const start = process
+        .output()
+        .split('\n')
+        .find((line) => line.includes('"node":"v'));
+      const line = JSON.parse(start ?? '{}') as { node?: string; msg?: string };
+      expect(line.node).toMatch(/^v24\.\d+\.\d+$/);
+      expect(line.msg).toContain('listening on port');
+    }
   }, 60_000);
 
   it('reports purge lag while a due purge waits', async () => {

@@ -158,7 +158,7 @@ export async function createHttpApp(
  */
 export async function listen(app: NestFastifyApplication, port: number, name: string): Promise<void> {
   await app.listen(port, '0.0.0.0');
-  app
-    .get(Logger)
-    .log({ port, node: process.version }, `${name} listening on port ${port} (Node.js ${process.version})`);
+  const log = await app.resolve(PinoLogger);
+  log.setContext(name);
+  log.info({ port, node: process.version }, `listening on port ${port} (Node.js ${process.version})`);
 }
