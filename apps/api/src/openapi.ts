@@ -21,11 +21,8 @@ const readiness = z.object({
 });
 
 const problem = (description: string): RouteResponse => ({ description, problem: true });
-const unavailable = (what: string): RouteResponse => ({
-  description: `${what} is unavailable`,
-  problem: true,
-  headers: { 'Retry-After': 'seconds to wait before trying again' },
-});
+/** A 503 of this route's own; the document adds `Retry-After` to every 503 (http/openapi.ts). */
+const unavailable = (what: string): RouteResponse => problem(`${what} is unavailable`);
 const json = (name: string, schema: z.ZodType) => ({ name, schema });
 
 /** Every route of the API. A test checks this list against the routes the application serves. */
