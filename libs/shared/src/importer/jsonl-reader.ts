@@ -46,13 +46,14 @@ export async function openJsonLines(path: string): Promise<JsonLinesSource> {
  * record there and nowhere else: `node:readline` also breaks at U+2028 and U+2029 since Node 24,
  * which JSON allows raw inside strings (the sample has them), and would cut such records in two.
  */
-export async function* splitLines(input: Readable): AsyncGenerator<string> {
+async function* splitLines(input: Readable): AsyncGenerator<string> {
+  const withoutCr = (line: string) => (line.endsWith('\r') ? line.slice(0, -1) : line);
   input.setEncoding('utf8');
   let rest = '';
   for await (const chunk of input as AsyncIterable<string>) {
     const parts = (rest + chunk).split('\n');
     rest = parts.pop() ?? '';
-    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
+    yield* parts.map(withoutCr);
   }
-  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+  if (rest !== '') yield withoutCr(rest);
 }
