@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sleep } from '../support/processes';
+import { jsonLogLines, waitFor } from '../support/processes';
 import { call, startSystem, token, type ApiResponse, type System } from '../support/system';
 import { ensureTestIndex } from '../support/test-context';
 
@@ -66,15 +66,13 @@ describe('response headers (OWASP REST Security Cheat Sheet)', () => {
   const api = (path: string) => `${system.api}${path}`;
 
   /** The API's `request completed` line of the request with this id, once it is written. */
-  async function logLine(id: string): Promise<{ req: { url: string } } | undefined> {
-    const find = () =>
-      system.processes[0]!.output()
-        .split('\n')
-        .find((line) => line.includes(`"reqId":"${id}"`));
-    for (let tries = 0; !find() && tries < 50; tries += 1) await sleep(100);
-    const line = find();
-    return line === undefined ? undefined : (JSON.parse(line) as { req: { url: string } });
-  }
+  const logLine = (id: string) =>
+    waitFor(
+      `the log line of request ${id}`,
+      () =>
+        Promise.resolve(jsonLogLines<{ req: { url: string } }>(system.processes[0]!, `"reqId":"${id}"`)[0]),
+      { timeoutMs: 5_000, intervalMs: 100 },
+    );
 
   it('a search: the common headers, no-store and the rate limit', async () => {
     const response = await call('GET', api('/api/videos/search?q=headers'), caller());

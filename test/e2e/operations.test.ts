@@ -1,3 +1,4 @@
+import { jsonLogLines } from '../support/processes';
 import { seedVideos, waitUntilGone } from '../support/seed';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { call, startSystem, token, type System } from '../support/system';
@@ -79,13 +80,9 @@ describe('operations', () => {
     // Both processes run on the Node.js the project pins (Node 24 LTS), and say so.
     for (const text of [api, worker]) expect(sample(text, 'nodejs_version_info', { major: '24' })).toBe(1);
     for (const process of system.processes) {
-      const start = process
-        .output()
-        .split('\n')
-        .find((line) => line.includes('"node":"v'));
-      const line = JSON.parse(start ?? '{}') as { node?: string; msg?: string };
-      expect(line.node).toMatch(/^v24\.\d+\.\d+$/);
-      expect(line.msg).toContain('listening on port');
+      const [start] = jsonLogLines<{ node?: string; msg?: string }>(process, '"node":"v');
+      expect(start?.node).toMatch(/^v24\.\d+\.\d+$/);
+      expect(start?.msg).toContain('listening on port');
     }
   }, 60_000);
 

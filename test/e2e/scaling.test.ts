@@ -1,3 +1,4 @@
+import { jsonLogLines } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { seedVideos, waitUntilGone } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
@@ -49,11 +50,7 @@ describe('independent scaling', () => {
     await waitUntilGone(context, ids);
 
     const purgedBy = workers.map((worker) =>
-      worker
-        .output()
-        .split('\n')
-        .filter((line) => line.includes('"outcome":"purged"'))
-        .map((line) => JSON.parse(line) as { videoId: string; requestId?: string }),
+      jsonLogLines<{ videoId: string; requestId?: string }>(worker, '"outcome":"purged"'),
     );
     // Both workers took a share; together they purged every video exactly once.
     for (const share of purgedBy) expect(share.length).toBeGreaterThan(0);

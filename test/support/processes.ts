@@ -55,6 +55,15 @@ export function startProcess(
   };
 }
 
+/** The JSON log lines a process has written that contain `fragment`, parsed, in order. */
+export function jsonLogLines<T>(running: Pick<RunningProcess, 'output'>, fragment: string): T[] {
+  return running
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(fragment))
+    .map((line) => JSON.parse(line) as T);
+}
+
 /** Runs an entry point to completion. */
 export async function runProcess(
   entry: string,
