@@ -3,6 +3,6 @@
 # CommonJS (require(esm)) through node:vm's module API, which Node keeps behind this flag.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PWD/node_modules/.bin:$PATH"
+source scripts/lib/node-env.sh
 export NODE_OPTIONS="${NODE_OPTIONS:-} --experimental-vm-modules --disable-warning=ExperimentalWarning"
 exec jest "$@"
