@@ -168,7 +168,7 @@ export async function benchPurge(
             new DeleteObjectsCommand({ Bucket: config.S3_BUCKET, Delete: { Objects: keys, Quiet: true } }),
           );
         }
-        await context.search.client.delete({ index: config.ELASTICSEARCH_INDEX, id }, { ignore: [404] });
+        await context.search.deleteDocuments([id]);
         await context.dataSource.transaction(async (manager) => {
           await manager.query(
             "INSERT IGNORE INTO deletion_audit (video_id, author_id, reason, objects_deleted) VALUES (?, 'bench-purge', 'retention', ?)",

@@ -158,7 +158,7 @@ async function main(): Promise<void> {
     // Baseline 2: the first thing one writes with Elasticsearch, on the same index.
     const plain: Ranker = async (q) =>
       (
-        await context.search.client.search({
+        await context.search.search({
           index: config.ELASTICSEARCH_INDEX,
           size: 10,
           _source: false,

@@ -39,7 +39,7 @@ export async function benchSearch(
 ): Promise<SearchBench> {
   const queries = await queryMix(context.dataSource);
   const token = benchToken();
-  const criteria = (i: number) => ({ q: queries[i % queries.length]!, page: 1, limit: 20 });
+  const criteria = (i: number) => ({ q: queries[i % queries.length]!, sort: 'relevance' as const });
 
   const api = {
     url: apiUrl,
@@ -52,7 +52,11 @@ export async function benchSearch(
     method: 'POST' as const,
     headers: { 'content-type': 'application/json' },
     request: (i: number) => {
-      const { index, ...body } = buildSearchRequest(criteria(i), config.ELASTICSEARCH_INDEX);
+      const { index, ...body } = buildSearchRequest(
+        criteria(i),
+        { kind: 'window', from: 0, size: 20, complete: false },
+        config.ELASTICSEARCH_INDEX,
+      );
       return { path: `/${String(index)}/_search`, body: JSON.stringify(body) };
     },
     concurrency,

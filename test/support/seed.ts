@@ -49,12 +49,12 @@ export async function remains(context: TestContext, id: string) {
       'SELECT reason, requested_by, objects_deleted FROM deletion_audit WHERE video_id = ?',
       [id],
     );
-  const document = await context.search.client.get({ index: context.search.alias, id }, { ignore: [404] });
+  const document = await context.search.document(id);
   return {
     row: rows[0] ?? null,
     audits,
     objects: await context.storage.countKeys(mediaPrefix(id)),
-    document: document.found ? (document._source as { state: string }) : null,
+    document,
   };
 }
 

@@ -16,7 +16,6 @@ export interface TestContext extends CliContext {
 export async function openTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const config = loadConfig({ ...process.env, ...env });
   const context = await openCliContext(config);
-  const client = context.search.client;
   const allMediaKeys = async () => {
     const keys: string[] = [];
     for await (const page of context.storage.listKeys('videos/')) keys.push(...page);
@@ -28,17 +27,14 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
     allMediaKeys,
     async indexedIds() {
       await context.search.refresh();
-      const response = await client.search({ index: context.search.alias, size: 10_000, _source: false });
-      return response.hits.hits.map((hit) => hit._id!);
+      const ids: string[] = [];
+      for await (const batch of context.search.documentIdBatches()) ids.push(...batch);
+      return ids;
     },
     async reset() {
       await context.dataSource.query('DELETE FROM deletion_audit');
       await context.dataSource.query('DELETE FROM videos');
-      const indices = await client.indices.get({
-        index: `${context.search.alias}_*`,
-        allow_no_indices: true,
-      });
-      for (const index of Object.keys(indices)) await client.indices.delete({ index });
+      for (const index of await context.search.versionedIndices()) await context.search.deleteIndex(index);
       await context.storage.ensureBucket();
       for await (const page of context.storage.listKeys('videos/')) await context.storage.deleteKeys(page);
       await context.search.ensureAlias();

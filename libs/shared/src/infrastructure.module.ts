@@ -1,4 +1,3 @@
-import type { Client } from '@elastic/elasticsearch';
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
@@ -51,12 +50,13 @@ const SERVICES = [
     { provide: SEARCH_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createSearchClient(c) },
     ...SERVICES,
   ],
-  exports: [REDIS_CLIENT, SEARCH_CLIENT, ...SERVICES],
+  // The Elasticsearch client stays inside: SearchIndexService is its one owner.
+  exports: [REDIS_CLIENT, ...SERVICES],
 })
 export class InfrastructureModule implements OnApplicationShutdown {
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
-    @Inject(SEARCH_CLIENT) private readonly search: Client,
+    private readonly search: SearchIndexService,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {

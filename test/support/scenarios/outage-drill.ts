@@ -312,14 +312,10 @@ export async function indexDrift(
   const rows: { id: string; version: number }[] = await context.dataSource.query(
     'SELECT id, version FROM videos',
   );
-  const response = await context.search.client.search({
-    index: context.search.alias,
-    size: 10_000,
-    version: true,
-    _source: false,
-    query: { match_all: {} },
-  });
-  const documents = new Map(response.hits.hits.map((hit) => [hit._id!, hit._version ?? 0]));
+  const documents = new Map<string, number>();
+  for await (const ids of context.search.documentIdBatches()) {
+    for (const [id, version] of await context.search.versions(ids)) documents.set(id, version);
+  }
   let missing = 0;
   let stale = 0;
   for (const row of rows) {

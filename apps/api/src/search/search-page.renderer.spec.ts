@@ -26,28 +26,36 @@ describe('renderSearchPage', () => {
   it('writes the same JSON, key for key, as serialising the page object', () => {
     const first = video();
     const second = video({ id: 'ffffffff-ffff-ffff-ffff-ffffffffffff', publishedAt: null, tags: [] });
-    const meta = { page: 2, limit: 2, total: 57 };
+    const meta = { page: 2, limit: 2, total: 10_000, totalRelation: 'gte' as const };
+    const nextCursor = 'eyJ2IjoxfQ."quoted"';
     const body = renderSearchPage(
       [
         { head: renderItemHead(first), score: 12.5 },
         { head: renderItemHead(second), score: 0.000123 },
       ],
-      meta,
+      { ...meta, nextCursor },
     );
     expect(body.toString('utf8')).toBe(
-      JSON.stringify({ items: [item(first, 12.5), item(second, 0.000123)], ...meta, totalPages: 29 }),
+      JSON.stringify({
+        items: [item(first, 12.5), item(second, 0.000123)],
+        ...meta,
+        totalPages: 5_000,
+        nextCursor,
+      }),
     );
   });
 
   it('answers a page without items', () => {
-    const body = renderSearchPage([], { page: 9, limit: 20, total: 3 });
+    const body = renderSearchPage([], { page: 9, limit: 20, total: 3, totalRelation: 'eq' });
     expect(JSON.parse(body.toString('utf8'))).toEqual({
       items: [],
       page: 9,
       limit: 20,
       total: 3,
+      totalRelation: 'eq',
       totalPages: 1,
     });
+    expect(body.toString('utf8')).not.toContain('nextCursor');
   });
 
   it('writes a score JSON cannot spell as 0', () => {
@@ -55,6 +63,7 @@ describe('renderSearchPage', () => {
       page: 1,
       limit: 20,
       total: 1,
+      totalRelation: 'eq',
     });
     expect((JSON.parse(body.toString('utf8')) as { items: { score: number }[] }).items[0]!.score).toBe(0);
   });

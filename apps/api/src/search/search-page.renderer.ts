@@ -27,6 +27,8 @@ export interface PageMeta {
   page: number;
   limit: number;
   total: number;
+  totalRelation: 'eq' | 'gte';
+  nextCursor?: string;
 }
 
 /** The search answer (docs/contract.md §7) as JSON bytes, put together from rendered heads and their scores. */
@@ -40,7 +42,8 @@ export function renderSearchPage(items: { head: ItemHead; score: number }[], met
   });
   parts.push(
     Buffer.from(
-      `],"page":${meta.page},"limit":${meta.limit},"total":${meta.total},"totalPages":${totalPages}}`,
+      `],"page":${meta.page},"limit":${meta.limit},"total":${meta.total},"totalRelation":"${meta.totalRelation}",` +
+        `"totalPages":${totalPages}${meta.nextCursor ? `,"nextCursor":${JSON.stringify(meta.nextCursor)}` : ''}}`,
     ),
   );
   return Buffer.concat(parts);

@@ -16,7 +16,8 @@ function errorsOf(query: Record<string, unknown>): string[] {
 
 describe('search query validation (contract §7)', () => {
   it('applies defaults and trims q', () => {
-    expect(pipe.transform({ q: '  asyncio ' })).toEqual({ q: 'asyncio', page: 1, limit: 20 });
+    // `page` stays unset when not given: with a cursor, giving it is an error (the default is 1).
+    expect(pipe.transform({ q: '  asyncio ' })).toEqual({ q: 'asyncio', limit: 20, sort: 'relevance' });
   });
 
   it('resolves date-only bounds to whole days', () => {
@@ -26,7 +27,7 @@ describe('search query validation (contract §7)', () => {
   });
 
   it('ignores unknown parameters', () => {
-    expect(errorsOf({ q: 'x', sort: 'new' })).toEqual([]);
+    expect(errorsOf({ q: 'x', order: 'new', foo: 'bar' })).toEqual([]);
   });
 
   it.each([
@@ -47,6 +48,11 @@ describe('search query validation (contract §7)', () => {
     [{ q: 'x', page: '101', limit: '100' }, ['page']],
     [{ q: ['a', 'b'] }, ['q']],
     [{ q: 'x', page: ['1', '2'], limit: '0' }, ['limit', 'page']],
+    [{ q: 'x', sort: 'new' }, ['sort']],
+    [{ q: 'x', sort: 'RELEVANCE' }, ['sort']],
+    [{ q: 'x', cursor: '' }, ['cursor']],
+    [{ q: 'x', cursor: 'abc', page: '1' }, ['page']],
+    [{ q: 'x', cursor: 'abc', page: '2' }, ['page']],
   ])('%p is refused naming %p', (query, names) => {
     expect(errorsOf(query)).toEqual(names);
   });
@@ -74,10 +80,21 @@ describe('search query validation (contract §7)', () => {
     expect(body?.errors?.map((e) => e.name)).toEqual(['page']);
     const reason = body!.errors![0]!.reason;
     expect(reason).toMatch(/page × limit must not exceed 10000/);
+    // …and says how to read further.
+    expect(reason).toMatch(/nextCursor/);
     expect(body?.detail).toContain(reason);
   });
 
   it('accepts the last page inside the window', () => {
     expect(errorsOf({ q: 'x', page: '100', limit: '100' })).toEqual([]);
+  });
+
+  it('takes each sort and a cursor without a page', () => {
+    for (const sort of ['relevance', 'newest', 'oldest'])
+      expect(pipe.transform({ q: 'x', sort })).toMatchObject({ sort });
+    expect(pipe.transform({ q: 'x', cursor: 'abc.def', limit: '50' })).toMatchObject({
+      cursor: 'abc.def',
+      limit: 50,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_RESULT_WINDOW, parseDateBound } from '@app/shared/search/search-params';
+import { SEARCH_SORTS } from '@app/shared/search/search-query.builder';
 
 const rangeMessage = (name: string, min: number, max: number) =>
   Number.isFinite(max)
@@ -7,14 +8,13 @@ const rangeMessage = (name: string, min: number, max: number) =>
     : `${name} must be an integer of at least ${min}`;
 
 /** Digits only, any number of them (`007` is 7); a page too large to count fails the window check. */
-const digits = (name: string, min: number, max: number, fallback: number) =>
+const digits = (name: string, min: number, max: number) =>
   z
     .string()
     .regex(/^\d+$/, rangeMessage(name, min, max))
     .transform(Number)
     .refine((value) => value >= min && value <= max, rangeMessage(name, min, max))
-    .optional()
-    .transform((value) => value ?? fallback);
+    .optional();
 
 const dateBound = (name: 'dateFrom' | 'dateTo') =>
   z
@@ -49,18 +49,32 @@ export const searchQuerySchema = z
     authorId: z.string().refine(charactersWithin(1, 128), 'authorId must be 1 to 128 characters').optional(),
     dateFrom: dateBound('dateFrom'),
     dateTo: dateBound('dateTo'),
-    page: digits('page', 1, Infinity, 1),
-    limit: digits('limit', 1, 100, 20),
+    page: digits('page', 1, Infinity),
+    limit: digits('limit', 1, 100).transform((value) => value ?? 20),
+    sort: z
+      .enum(SEARCH_SORTS, { message: `sort must be one of ${SEARCH_SORTS.join(', ')}` })
+      .optional()
+      .transform((value) => value ?? 'relevance'),
+    cursor: z
+      .string()
+      .refine(charactersWithin(1, 4_096), 'cursor must be a nextCursor of a previous answer')
+      .optional(),
   })
   .superRefine((query, context) => {
     if (query.dateFrom && query.dateTo && query.dateFrom > query.dateTo) {
       context.addIssue({ code: 'custom', path: ['dateFrom'], message: 'dateFrom must not be after dateTo' });
     }
-    if (query.page * query.limit > MAX_RESULT_WINDOW) {
+    if (query.cursor !== undefined && query.page !== undefined) {
       context.addIssue({
         code: 'custom',
         path: ['page'],
-        message: `page × limit must not exceed ${MAX_RESULT_WINDOW}: results beyond the first ${MAX_RESULT_WINDOW} cannot be paged; narrow the search instead`,
+        message: 'page must not be given with cursor: the cursor says which page comes next',
+      });
+    } else if ((query.page ?? 1) * query.limit > MAX_RESULT_WINDOW) {
+      context.addIssue({
+        code: 'custom',
+        path: ['page'],
+        message: `page × limit must not exceed ${MAX_RESULT_WINDOW}: to read further, follow nextCursor from page to page (pass it as cursor), which walks every result`,
       });
     }
   });
@@ -84,9 +98,15 @@ export const searchPageSchema = z.object({
   limit: z.number().int(),
   total: z.number().int().meta({
     description:
-      'number of matching videos (not capped at 10,000; a video deleted a moment ago may still count on other pages)',
+      'number of matching videos: exact up to 10,000, then a lower bound (see totalRelation); a video deleted a moment ago may still count on other pages',
   }),
+  totalRelation: z
+    .enum(['eq', 'gte'])
+    .meta({ description: '`eq`: total is exact; `gte`: there are at least total' }),
   totalPages: z.number().int(),
+  nextCursor: z.string().optional().meta({
+    description: 'pass as `cursor` (with the same q and filters) for the next page; absent on the last page',
+  }),
 });
 
 export type SearchPage = z.output<typeof searchPageSchema>;

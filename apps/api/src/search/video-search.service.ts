@@ -1,34 +1,32 @@
-import { Client } from '@elastic/elasticsearch';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { syncJobId } from '@app/shared/queue/jobs';
-import { withTimeout } from '@app/shared/util/with-timeout';
-import { ProblemException } from '@app/shared/http/problem';
-import { SEARCH_CLIENT } from '@app/shared/search/search.client';
-import { SearchIndexService } from '@app/shared/search/search-index.service';
-import { buildSearchRequest } from '@app/shared/search/search-query.builder';
+import type { SearchCriteria } from '@app/shared/search/search-query.builder';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import type { SearchQuery } from './search-query.schema';
+import { fingerprint, SearchCursors } from './search-cursor';
 import { ItemHeadCache, renderSearchPage, type ItemHead } from './search-page.renderer';
+import { CURSOR_TTL_MS, SearchRanking, type Ranking } from './search-ranking';
 
 @Injectable()
 export class VideoSearchService {
-  private readonly logger = new Logger(VideoSearchService.name);
-
   private readonly heads: ItemHeadCache;
+  private readonly cursors: SearchCursors;
 
   constructor(
-    private readonly queues: JobQueues,
-    @Inject(SEARCH_CLIENT) private readonly client: Client,
-    private readonly index: SearchIndexService,
+    private readonly ranking: SearchRanking,
     private readonly videos: VideoRepository,
+    private readonly queues: JobQueues,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.heads = new ItemHeadCache(config.SEARCH_ITEM_CACHE_MB * 2 ** 20);
+    this.cursors = new SearchCursors(
+      { cursorSecret: config.SEARCH_CURSOR_SECRET, jwtSecret: config.JWT_SECRET },
+      CURSOR_TTL_MS,
+    );
   }
 
   /**
@@ -38,33 +36,24 @@ export class VideoSearchService {
    * among the rendered items. Returns the answer's JSON (docs/contract.md §7).
    */
   async search(query: SearchQuery): Promise<Buffer> {
-    const request = buildSearchRequest(
-      {
-        q: query.q,
-        authorId: query.authorId,
-        from: query.dateFrom,
-        to: query.dateTo,
-        page: query.page,
-        limit: query.limit,
-      },
-      this.index.alias,
-    );
-    let response;
-    try {
-      // Only ids, scores and the total travel back: the fields come from MySQL.
-      response = await this.client.search({
-        ...request,
-        filter_path: ['hits.total', 'hits.hits._id', 'hits.hits._score'],
-      });
-    } catch (error) {
-      if (SearchIndexService.isUnavailable(error)) throw ProblemException.unavailable('Search');
-      throw error;
-    }
-    // filter_path drops `hits.hits` altogether when nothing matched.
-    const hits = response.hits.hits ?? [];
-    const ids = hits.map((hit) => hit._id!);
+    const criteria: SearchCriteria = {
+      q: query.q,
+      authorId: query.authorId,
+      from: query.dateFrom,
+      to: query.dateTo,
+      sort: query.sort,
+    };
+    const search = fingerprint(criteria);
+    // A bad cursor is the caller's error, found before the index is asked anything.
+    const position = query.cursor !== undefined ? this.cursors.decode(query.cursor, search) : undefined;
+    const page = position?.page ?? query.page ?? 1;
+    const ranking: Ranking = position
+      ? await this.ranking.after(criteria, position, query.limit)
+      : await this.ranking.page(criteria, page, query.limit);
+
+    const ids = ranking.hits.map((hit) => hit.id);
     const versions = await this.videos.findActiveVersions(ids);
-    this.repairStale(ids.filter((id) => !versions.has(id)));
+    for (const id of ids) if (!versions.has(id)) void this.queues.queueIndexRepair(id, 'stale');
     const heads = new Map<string, ItemHead>();
     const unrendered: string[] = [];
     for (const [id, version] of versions) {
@@ -79,30 +68,20 @@ export class VideoSearchService {
       heads.set(video.id, this.heads.render(video));
     }
 
-    const items = hits.flatMap((hit) => {
-      const head = heads.get(hit._id!);
-      return head ? [{ head, score: hit._score ?? 0 }] : [];
+    const items = ranking.hits.flatMap((hit) => {
+      const head = heads.get(hit.id);
+      return head ? [{ head, score: hit.score }] : [];
     });
-    const totalHits = response.hits.total;
-    const indexed = typeof totalHits === 'number' ? totalHits : (totalHits?.value ?? 0);
     // The hits of this page that MySQL dropped are not counted either (those of other pages are,
     // until the index catches up: counting them would mean checking every match).
-    const total = Math.max(0, indexed - (hits.length - items.length));
-    return renderSearchPage(items, { page: query.page, limit: query.limit, total });
-  }
-
-  /** The index showed videos MySQL says are not active: have the worker rewrite their documents. */
-  private repairStale(ids: string[]): void {
-    for (const videoId of ids) {
-      const queued = this.queues.add(
-        'sync-video',
-        { videoId },
-        { jobId: syncJobId(videoId, 'stale'), removeOnComplete: true, removeOnFail: true },
-      );
-      // Redis may be away: the answer does not wait, and the reconciler repairs the document anyway.
-      withTimeout(queued, 2_000, 'queue sync-video').catch((error: unknown) =>
-        this.logger.warn(`index repair for ${videoId} not queued: ${String(error)}`),
-      );
-    }
+    const total = Math.max(0, ranking.total - (ranking.hits.length - items.length));
+    const nextCursor = ranking.next && this.cursors.encode(search, { ...ranking.next, page: page + 1 });
+    return renderSearchPage(items, {
+      page,
+      limit: query.limit,
+      total,
+      totalRelation: ranking.relation,
+      ...(nextCursor ? { nextCursor } : {}),
+    });
   }
 }

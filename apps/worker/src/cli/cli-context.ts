@@ -18,16 +18,16 @@ export interface CliContext {
 export async function openCliContext(config: AppConfig): Promise<CliContext> {
   const dataSource = new DataSource(dataSourceOptions(config));
   await dataSource.initialize();
-  const client = createSearchClient(config);
+  const search = new SearchIndexService(createSearchClient(config), config);
   const storage = new StorageService(config);
   return {
     dataSource,
     videos: new VideoRepository(dataSource),
     storage,
-    search: new SearchIndexService(client, config),
+    search,
     async close() {
       storage.onApplicationShutdown();
-      await client.close();
+      await search.close();
       await dataSource.destroy();
     },
   };

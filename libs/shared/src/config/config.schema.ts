@@ -51,6 +51,8 @@ export const configSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).default('videos-local-secret'),
   S3_FORCE_PATH_STYLE: flag.default(true),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
+  /** Signs search cursors; by default a key derived from JWT_SECRET (docs/contract.md §7). */
+  SEARCH_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   JWT_JWKS_URI: url(/^https?:$/, 'https://issuer/.well-known/jwks.json').optional(),
   JWT_ISSUER: z.string().min(1).optional(),
   JWT_AUDIENCE: z.string().min(1).optional(),

@@ -3,8 +3,15 @@ import { Queue, type JobsOptions } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { bullConnection } from '../redis/redis';
-import { deletionJobId, JOB_QUEUES, type JobName, type JobPayloads } from './jobs';
+import { withTimeout } from '../util/with-timeout';
+import { deletionJobId, JOB_QUEUES, syncJobId, type JobName, type JobPayloads } from './jobs';
 import { QUEUES, type QueueName } from './queues';
+
+/**
+ * The longest a request waits for Redis to take a job. Nothing depends on a job alone: the sweeps
+ * and the reconciler find the work by the rows, so a request goes on without it.
+ */
+export const QUEUE_TIMEOUT_MS = 2_000;
 
 /** Retries with exponential backoff; the worker adds jitter (see `jitteredBackoff`). */
 const DELETION_JOB_OPTIONS: JobsOptions = {
@@ -50,6 +57,26 @@ export class JobQueues implements OnApplicationShutdown {
       removeOnFail: 5_000,
       ...options,
     });
+  }
+
+  /**
+   * Has the worker rewrite a video's index document from its row: `trigger` is the row's version
+   * (one job per version) or `stale` (a search saw a document MySQL contradicts). Never throws and
+   * waits at most QUEUE_TIMEOUT_MS: what is not queued, the reconciler repairs.
+   */
+  async queueIndexRepair(videoId: string, trigger: number | 'stale', requestId?: string): Promise<void> {
+    const job = this.add(
+      'sync-video',
+      { videoId, ...(requestId ? { requestId } : {}) },
+      {
+        jobId: syncJobId(videoId, trigger),
+        // A stale hit can recur after its repair ran: the id must be free again then.
+        ...(trigger === 'stale' ? { removeOnComplete: true, removeOnFail: true } : {}),
+      },
+    );
+    await withTimeout(job, QUEUE_TIMEOUT_MS, 'queue sync-video').catch((error: unknown) =>
+      this.logger.warn(`index repair for ${videoId} not queued: ${String(error)}`),
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
@@ -6,6 +6,7 @@ import { CoalescingBatcher } from '../util/coalescing-batcher';
 import type { VideoEntity } from '../video/video.entity';
 import { SEARCH_CLIENT } from './search.client';
 import { toVideoDocument } from './video-document';
+import type { VideoDocument } from './video-index.definition';
 import { videoIndexMappings, videoIndexSettings } from './video-index.definition';
 
 export interface BulkOutcome {
@@ -14,7 +15,10 @@ export interface BulkOutcome {
   stale: number;
 }
 
-/** Owns the versioned index behind the alias and every write into it. */
+/**
+ * The one owner of Elasticsearch: the versioned index behind the alias, every write into it and
+ * every read from it. Nothing else holds the client.
+ */
 @Injectable()
 export class SearchIndexService {
   readonly alias: string;
@@ -22,7 +26,7 @@ export class SearchIndexService {
   private readonly deletions = new CoalescingBatcher<string>((ids) => this.deleteBatch(ids));
 
   constructor(
-    @Inject(SEARCH_CLIENT) readonly client: Client,
+    @Inject(SEARCH_CLIENT) private readonly client: Client,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.alias = config.ELASTICSEARCH_INDEX;
@@ -194,8 +198,46 @@ export class SearchIndexService {
     });
   }
 
+  /** Runs a search (built by `search-query.builder`) over the alias or a point in time. */
+  search(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {
+    return this.client.search(request);
+  }
+
+  /** Opens a point in time on the alias: a frozen view that cursor pages read (see `VideoSearchService`). */
+  async openPointInTime(keepAlive: string): Promise<string> {
+    return (await this.client.openPointInTime({ index: this.alias, keep_alive: keepAlive })).id;
+  }
+
+  /** A video's document as the index holds it, or null. */
+  async document(id: string): Promise<VideoDocument | null> {
+    const found = await this.client.get<VideoDocument>({ index: this.alias, id }, { ignore: [404] });
+    return found.found ? (found._source ?? null) : null;
+  }
+
+  /** Every versioned index of this alias, whether the alias points at it or not. */
+  async versionedIndices(): Promise<string[]> {
+    return Object.keys(await this.client.indices.get({ index: `${this.alias}_*`, allow_no_indices: true }));
+  }
+
+  async indexExists(index: string): Promise<boolean> {
+    return this.client.indices.exists({ index });
+  }
+
+  /** Closes the connections (the processes do so at shutdown). */
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
   async refresh(): Promise<void> {
     await this.client.indices.refresh({ index: this.alias });
+  }
+
+  /** A point in time that expired or lost a shard copy: its cursor cannot go on. */
+  static isLostPointInTime(error: unknown): boolean {
+    return (
+      error instanceof errors.ResponseError &&
+      /search_context_missing_exception|No search context found/.test(JSON.stringify(error.body ?? ''))
+    );
   }
 
   /** The index cannot answer now: unreachable, overloaded, or (before the first setup) not there at all. */

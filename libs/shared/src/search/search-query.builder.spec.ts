@@ -1,10 +1,18 @@
-import { buildSearchRequest } from './search-query.builder';
+import {
+  buildSearchRequest,
+  correctedText,
+  corrections,
+  MISSING_DATE,
+  type SearchCriteria,
+  type Slice,
+} from './search-query.builder';
 
-const criteria = { q: 'python AND "async"', page: 3, limit: 20 };
+const criteria: SearchCriteria = { q: 'python AND "async"', sort: 'relevance' };
+const page3: Slice = { kind: 'window', from: 40, size: 20, complete: true };
 
 describe('buildSearchRequest', () => {
   it('never parses user text as query syntax', () => {
-    const json = JSON.stringify(buildSearchRequest(criteria, 'videos'));
+    const json = JSON.stringify(buildSearchRequest(criteria, page3, 'videos'));
     expect(json).not.toMatch(/query_string|simple_query_string/);
   });
 
@@ -16,6 +24,7 @@ describe('buildSearchRequest', () => {
         from: new Date('2024-01-01T00:00:00Z'),
         to: new Date('2024-12-31T23:59:59.999Z'),
       },
+      page3,
       'videos',
     );
     expect(request.query?.bool?.filter).toEqual([
@@ -28,7 +37,7 @@ describe('buildSearchRequest', () => {
   /** The date filter of a search with these bounds (the first filter is always the state). */
   const dateFilter = (from?: string, to?: string) => {
     const bounds = { ...(from ? { from: new Date(from) } : {}), ...(to ? { to: new Date(to) } : {}) };
-    const filter = buildSearchRequest({ ...criteria, ...bounds }, 'videos').query?.bool?.filter;
+    const filter = buildSearchRequest({ ...criteria, ...bounds }, page3, 'videos').query?.bool?.filter;
     return Array.isArray(filter) ? filter[1] : undefined;
   };
 
@@ -43,15 +52,64 @@ describe('buildSearchRequest', () => {
     });
   });
 
-  it('pages with from/size, counts exactly and breaks ties by date then id', () => {
-    const request = buildSearchRequest(criteria, 'videos');
+  it('pages with from/size, counts exactly up to 10,000 and breaks ties by date then id', () => {
+    const request = buildSearchRequest(criteria, page3, 'videos');
     expect(request.from).toBe(40);
     expect(request.size).toBe(20);
-    expect(request.track_total_hits).toBe(true);
+    expect(request.track_total_hits).toBe(10_000);
     expect(request.sort).toEqual([
       { _score: { order: 'desc' } },
-      { publishedAt: { order: 'desc', missing: '_last' } },
+      { publishedAt: { order: 'desc', missing: MISSING_DATE.newest } },
       { id: { order: 'asc' } },
     ]);
+  });
+
+  it('ranks a cheap window by score alone and asks for the dates its ties need', () => {
+    const request = buildSearchRequest(criteria, { ...page3, complete: false }, 'videos');
+    expect(request.sort).toBeUndefined();
+    expect(request.docvalue_fields).toEqual([{ field: 'publishedAt', format: 'epoch_millis' }]);
+  });
+
+  it('sorts by date, undated videos last either way, on a complete order even in a cheap window', () => {
+    const newest = buildSearchRequest({ ...criteria, sort: 'newest' }, { ...page3, complete: false }, 'v');
+    expect(newest.sort).toEqual([
+      { publishedAt: { order: 'desc', missing: MISSING_DATE.newest } },
+      { id: { order: 'asc' } },
+    ]);
+    const oldest = buildSearchRequest({ ...criteria, sort: 'oldest' }, page3, 'v');
+    expect(oldest.sort).toEqual([
+      { publishedAt: { order: 'asc', missing: MISSING_DATE.oldest } },
+      { id: { order: 'asc' } },
+    ]);
+  });
+
+  it('reads a cursor page on its point in time after the position, never by index or offset', () => {
+    const request = buildSearchRequest(
+      criteria,
+      { kind: 'after', pit: 'p1', keepAlive: '5m', searchAfter: [1.5, 0, 'id-9'], size: 21 },
+      'videos',
+    );
+    expect(request).toMatchObject({
+      pit: { id: 'p1', keep_alive: '5m' },
+      search_after: [1.5, 0, 'id-9'],
+      size: 21,
+    });
+    expect(request.index).toBeUndefined();
+    expect(request.from).toBeUndefined();
+  });
+
+  it('replaces only the words the index lacks, whatever their case or punctuation', () => {
+    expect(correctedText('Pyhton, and pyhton decorators', { pyhton: 'python' })).toBe(
+      'python, and python decorators',
+    );
+    expect(correctedText('  decorators ', {})).toBe('decorators');
+  });
+
+  it('corrects only the words the index lacks and has a close word for', () => {
+    const entry = (text: string, option?: string) => ({ text, options: option ? [{ text: option }] : [] });
+    expect(
+      corrections({ spelling: [entry('Pyhton', 'python'), entry('kubernetes'), entry('xqzzy')] }),
+    ).toEqual({ pyhton: 'python' });
+    expect(corrections(undefined)).toEqual({});
   });
 });

@@ -1,8 +1,12 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { VideoState } from '../video/video-state';
+import { MAX_RESULT_WINDOW } from './search-params';
 
 /** Where words are looked for, and how much a match there counts. */
 const FIELDS = ['title^3', 'tags.text^2', 'description'];
+
+export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const;
+export type SearchSort = (typeof SEARCH_SORTS)[number];
 
 export interface SearchCriteria {
   q: string;
@@ -11,9 +15,26 @@ export interface SearchCriteria {
   from?: Date;
   /** Inclusive upper bound, already resolved to an instant. */
   to?: Date;
-  page: number;
-  limit: number;
+  sort: SearchSort;
+  /** Words of `q` the index does not hold, each with the spelling that replaces it (see `corrections`). */
+  corrections?: Record<string, string>;
 }
+
+/**
+ * Which part of the ranking to read:
+ * - `window`: `size` hits from position `from`. `complete: false` ranks by score alone, the cheap way
+ *   (Elasticsearch skips documents that cannot reach the page); the caller orders ties itself.
+ * - `after`: the hits after a sort position, on a point in time (a cursor's page).
+ */
+export type Slice =
+  | { kind: 'window'; from: number; size: number; complete: boolean }
+  | {
+      kind: 'after';
+      pit: string;
+      keepAlive: string;
+      searchAfter: estypes.SortResults | undefined;
+      size: number;
+    };
 
 /** The instants an index's `date` field can hold: years 0000 to 9999. */
 const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
@@ -35,72 +56,127 @@ function publishedWithin(from?: Date, to?: Date): estypes.QueryDslQueryContainer
   };
 }
 
+/** `q` with every word the index does not hold replaced by its correction. */
+export function correctedText(q: string, corrections: Record<string, string> = {}): string {
+  return q.trim().replace(/[\p{L}\p{N}]+/gu, (word) => corrections[word.toLowerCase()] ?? word);
+}
+
 /**
- * Builds the Elasticsearch request for a search. The user's text only ever reaches `match`-family
- * queries, which analyse it as plain words: quotes, colons or `AND` are never query syntax.
+ * The scoring part of a search, cheap enough to run over every match of a million videos:
+ * - recall and the main score: any word in any field, the best field counting (`best_fields`
+ *   without a tie breaker: a tie breaker keeps Elasticsearch from skipping documents that cannot
+ *   reach the page, and cost six times as much, measured);
+ * - every word present, across the fields (×2): a conjunction, so it visits only documents that
+ *   hold all the words;
+ * - the words as a phrase in the title (slop 2, ×4): checked only where all the words are.
+ * Typos are handled before this query runs (`corrections`), not by fuzzy expansion of every word,
+ * which cost five times the plain query at a million videos. The text only ever reaches
+ * `match`-family queries, which analyse it as plain words: quotes, colons or `AND` are never syntax.
  */
-export function buildSearchRequest(criteria: SearchCriteria, index: string): estypes.SearchRequest {
-  const q = criteria.q.trim();
+export function rankingQuery(text: string): estypes.QueryDslQueryContainer[] {
+  return [
+    { multi_match: { query: text, fields: FIELDS, type: 'best_fields' } },
+    { multi_match: { query: text, fields: FIELDS, type: 'cross_fields', operator: 'and', boost: 2 } },
+    { match_phrase: { title: { query: text, slop: 2, boost: 4 } } },
+  ];
+}
+
+function filters(criteria: SearchCriteria): estypes.QueryDslQueryContainer[] {
   const filter: estypes.QueryDslQueryContainer[] = [{ term: { state: VideoState.Active } }];
   if (criteria.authorId !== undefined) filter.push({ term: { authorId: criteria.authorId } });
   const published = publishedWithin(criteria.from, criteria.to);
   if (published) filter.push(published);
+  return filter;
+}
 
-  return {
-    index,
-    from: (criteria.page - 1) * criteria.limit,
-    size: criteria.limit,
-    track_total_hits: true,
-    // The answer's fields come from MySQL, the truth; the index only ranks.
-    _source: false,
-    query: {
-      bool: {
-        filter,
-        // Recall: any word in any field. Exact words score fully; words within a small typo of
-        // them count for half, so a typo still finds the video but never outranks the exact match.
-        must: [
-          {
-            bool: {
-              should: [
-                { multi_match: { query: q, fields: FIELDS, type: 'best_fields', tie_breaker: 0.3 } },
-                {
-                  multi_match: {
-                    query: q,
-                    fields: FIELDS,
-                    type: 'best_fields',
-                    tie_breaker: 0.3,
-                    fuzziness: 'AUTO',
-                    prefix_length: 1,
-                    max_expansions: 20,
-                    boost: 0.5,
-                  },
-                },
-              ],
-              minimum_should_match: 1,
-            },
-          },
-        ],
-        // Precision: every word present, the words as a phrase, the words near each other.
-        should: [
-          {
-            multi_match: {
-              query: q,
-              fields: ['title^3', 'tags.text^2', 'description'],
-              type: 'cross_fields',
-              operator: 'and',
-              boost: 2,
-            },
-          },
-          { match_phrase: { title: { query: q, slop: 2, boost: 4 } } },
-          { match_phrase: { description: { query: q, slop: 4 } } },
-          { match: { 'title.shingles': { query: q, boost: 1.5 } } },
-        ],
-      },
+/**
+ * Where videos without a date sort: last in either direction. Explicit instants (the years an index
+ * holds) rather than `_last`, whose sort value (a 64-bit extreme) JSON cannot carry back exactly
+ * in a cursor.
+ */
+export const MISSING_DATE = { newest: EARLIEST, oldest: LATEST } as const;
+
+/**
+ * The complete order of a sort: relevance ties break by newer `publishedAt`, then `id`, and
+ * `id` is unique, so every position is unambiguous (docs/contract.md §7).
+ */
+export function completeSort(sort: SearchSort): estypes.SortCombinations[] {
+  const id: estypes.SortCombinations = { id: { order: 'asc' } };
+  switch (sort) {
+    case 'newest':
+      return [{ publishedAt: { order: 'desc', missing: MISSING_DATE.newest } }, id];
+    case 'oldest':
+      return [{ publishedAt: { order: 'asc', missing: MISSING_DATE.oldest } }, id];
+    default:
+      return [
+        { _score: { order: 'desc' } },
+        { publishedAt: { order: 'desc', missing: MISSING_DATE.newest } },
+        id,
+      ];
+  }
+}
+
+/** Builds the Elasticsearch request for one slice of a search. */
+export function buildSearchRequest(
+  criteria: SearchCriteria,
+  slice: Slice,
+  index: string,
+): estypes.SearchRequest {
+  const scored = criteria.sort === 'relevance';
+  const query: estypes.QueryDslQueryContainer = {
+    bool: {
+      filter: filters(criteria),
+      should: rankingQuery(correctedText(criteria.q, criteria.corrections)),
+      minimum_should_match: 1,
     },
-    sort: [
-      { _score: { order: 'desc' } },
-      { publishedAt: { order: 'desc', missing: '_last' } },
-      { id: { order: 'asc' } },
-    ],
   };
+  // Exact up to the window any page can reach, then a lower bound: counting every match of a
+  // common word in a million videos costs more than the search itself.
+  const common = { query, _source: false, track_total_hits: MAX_RESULT_WINDOW } as const;
+  if (slice.kind === 'after') {
+    return {
+      ...common,
+      size: slice.size,
+      pit: { id: slice.pit, keep_alive: slice.keepAlive },
+      sort: completeSort(criteria.sort),
+      ...(slice.searchAfter ? { search_after: slice.searchAfter } : {}),
+      track_scores: true,
+    };
+  }
+  const cheap = scored && !slice.complete;
+  return {
+    ...common,
+    index,
+    from: slice.from,
+    size: slice.size,
+    // Ranked by score alone, the caller orders ties by the fields it asks for here.
+    ...(cheap ? { docvalue_fields: [{ field: 'publishedAt', format: 'epoch_millis' }] } : {}),
+    ...(cheap ? {} : { sort: completeSort(criteria.sort), track_scores: true }),
+  };
+}
+
+/**
+ * Asks the index which words of `q` it holds nowhere (title, description or tags), each with the
+ * closest word it does hold: Elasticsearch's term suggester over the `spelling` field, only for
+ * missing words (a word that is there costs one dictionary lookup).
+ */
+export function typoSuggestions(q: string): estypes.SearchSuggester {
+  return {
+    spelling: {
+      text: q,
+      term: { field: 'spelling', suggest_mode: 'missing', size: 1, min_word_length: 4, prefix_length: 1 },
+    },
+  };
+}
+
+type SuggestAnswer = Record<string, { text: string; options?: { text: string }[] | { text: string } }[]>;
+
+/** The corrections in `typoSuggestions`' answer: each word the index lacks, with its closest word. */
+export function corrections(suggest: SuggestAnswer | undefined): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const entry of suggest?.spelling ?? []) {
+    const options = Array.isArray(entry.options) ? entry.options : entry.options ? [entry.options] : [];
+    if (options[0]) found[entry.text.toLowerCase()] = options[0].text;
+  }
+  return found;
 }

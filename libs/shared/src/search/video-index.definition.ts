@@ -6,7 +6,7 @@ import type { estypes } from '@elastic/elasticsearch';
  * in production. Bump INDEX_DEFINITION_VERSION when the mapping changes: the reindex builds a new
  * index and swaps the alias.
  */
-export const INDEX_DEFINITION_VERSION = 1;
+export const INDEX_DEFINITION_VERSION = 2;
 
 export const videoIndexSettings: estypes.IndicesIndexSettings = {
   number_of_shards: 1,
@@ -27,6 +27,7 @@ export const videoIndexSettings: estypes.IndicesIndexSettings = {
 const text = (analyzer: string): estypes.MappingProperty => ({
   type: 'text',
   analyzer,
+  copy_to: 'spelling',
   fields: { shingles: { type: 'text', analyzer: 'video_shingle' } },
 });
 
@@ -36,7 +37,15 @@ export const videoIndexMappings: estypes.MappingTypeMapping = {
     id: { type: 'keyword' },
     authorId: { type: 'keyword' },
     state: { type: 'keyword' },
-    tags: { type: 'keyword', fields: { text: { type: 'text', analyzer: 'video_text' } } },
+    tags: {
+      type: 'keyword',
+      copy_to: 'spelling',
+      fields: { text: { type: 'text', analyzer: 'video_text' } },
+    },
+    // Every word of the title, description and tags, for one question only: which words of a
+    // query the index holds nowhere (typo corrections, see search-query.builder). Words only: no
+    // frequencies, positions or norms, and not stored.
+    spelling: { type: 'text', analyzer: 'video_text', index_options: 'docs', norms: false },
     title: text('video_text'),
     description: text('video_text_stop'),
     publishedAt: { type: 'date' },

@@ -2,8 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { JobQueues } from '../queue/job-queues.service';
-import { syncJobId } from '../queue/jobs';
+import { JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
 import { SearchIndexService } from '../search/search-index.service';
 import { StorageCleaner } from '../storage/storage-cleaner';
 import { decide, type Actor, type Command, type Decision, type NextState } from './video-lifecycle';
@@ -14,7 +13,6 @@ import { CoalescingBatcher } from '../util/coalescing-batcher';
 import { withTimeout } from '../util/with-timeout';
 
 /** Queue calls must not hold a request hostage while Redis is away: the row already holds the intent. */
-const QUEUE_TIMEOUT_MS = 2_000;
 
 export type ApplyResult =
   { kind: 'not_found' } | { kind: 'forbidden' } | { kind: 'ok'; id: string; state: NextState };
@@ -123,17 +121,7 @@ export class VideoDeletionService {
       await this.search.indexVideos([video]);
     } catch (error) {
       this.logger.warn(`index update for ${video.id} deferred: ${String(error)}`);
-      await withTimeout(
-        this.queues.add(
-          'sync-video',
-          { videoId: video.id, requestId },
-          { jobId: syncJobId(video.id, video.version) },
-        ),
-        QUEUE_TIMEOUT_MS,
-        'queue sync-video',
-      ).catch((queueError: unknown) =>
-        this.logger.warn(`sync job for ${video.id} not queued: ${String(queueError)}`),
-      );
+      await this.queues.queueIndexRepair(video.id, video.version, requestId);
     }
   }
 

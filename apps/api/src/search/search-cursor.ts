@@ -1,0 +1,99 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { estypes } from '@elastic/elasticsearch';
+import { ProblemException } from '@app/shared/http/problem';
+import type { SearchCriteria } from '@app/shared/search/search-query.builder';
+
+/** Where a walk through a search's results stands: what the page after the last one shown needs. */
+export interface CursorPosition {
+  /** The point in time the walk reads (absent until the first page read through the cursor opens it). */
+  pit?: string;
+  /** The sort values of the last hit shown, as the index gave them. */
+  after: estypes.SortResults;
+  /** The last hit shown: a walk without a point in time finds its position again by it. */
+  lastId: string;
+  /** The page number of the next answer. */
+  page: number;
+  /** The typo corrections of the first page, so every page ranks the same words. */
+  corrections: Record<string, string>;
+}
+
+interface Payload extends CursorPosition {
+  v: 1;
+  /** The search the cursor belongs to (`fingerprint`). */
+  search: string;
+  /** Epoch milliseconds after which the cursor is refused. */
+  expires: number;
+}
+
+/** The search a cursor walks: the parameters that select and order its results (not `limit`). */
+export function fingerprint(criteria: SearchCriteria): string {
+  const selected = [
+    criteria.q.trim(),
+    criteria.authorId ?? null,
+    criteria.from?.toISOString() ?? null,
+    criteria.to?.toISOString() ?? null,
+    criteria.sort,
+  ];
+  return createHash('sha256').update(JSON.stringify(selected)).digest('base64url').slice(0, 22);
+}
+
+const invalid = (reason: string) => ProblemException.badRequest([{ name: 'cursor', reason }]);
+
+/**
+ * Opaque cursors (docs/contract.md §7): the position as base64url JSON, then an HMAC-SHA256 of it
+ * under the API's key, so a client can neither forge a position nor use another deployment's
+ * cursor, and every API process of one deployment accepts every other's.
+ */
+export class SearchCursors {
+  private readonly key: Buffer;
+
+  /**
+   * `secret`: SEARCH_CURSOR_SECRET, else a key derived from JWT_SECRET (a separate purpose, so a
+   * cursor's MAC never doubles as a token signature); with neither, a key of this process alone.
+   */
+  constructor(
+    secret: { cursorSecret?: string; jwtSecret?: string },
+    readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (secret.cursorSecret) this.key = Buffer.from(secret.cursorSecret);
+    else if (secret.jwtSecret)
+      this.key = createHmac('sha256', secret.jwtSecret).update('search-cursor').digest();
+    else this.key = randomBytes(32);
+  }
+
+  encode(search: string, position: CursorPosition): string {
+    const payload: Payload = { v: 1, search, expires: this.now() + this.ttlMs, ...position };
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${body}.${this.mac(body).toString('base64url')}`;
+  }
+
+  /** The position of a cursor of this search; a 400 problem for anything else. */
+  decode(token: string, search: string): CursorPosition {
+    const [body, mac, ...rest] = token.split('.');
+    if (!body || !mac || rest.length > 0 || !/^[\w-]+$/.test(body) || !/^[\w-]+$/.test(mac))
+      throw invalid('cursor is malformed: pass nextCursor exactly as a search answered it');
+    const expected = this.mac(body);
+    const given = Buffer.from(mac, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw invalid('cursor was not issued by this service or was altered');
+    let payload: Payload;
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as Payload;
+    } catch {
+      throw invalid('cursor is malformed: pass nextCursor exactly as a search answered it');
+    }
+    if (payload.v !== 1) throw invalid('cursor is from another version of this service; search again');
+    if (payload.search !== search)
+      throw invalid(
+        'cursor belongs to another search: q, authorId, dateFrom, dateTo and sort must stay the same',
+      );
+    if (payload.expires < this.now()) throw invalid('cursor has expired; search again');
+    const { pit, after, lastId, page, corrections } = payload;
+    return { ...(pit ? { pit } : {}), after, lastId, page, corrections };
+  }
+
+  private mac(body: string): Buffer {
+    return createHmac('sha256', this.key).update(body).digest();
+  }
+}
