@@ -41,6 +41,13 @@ export const configSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,100}$/, 'must be a lowercase index alias name')
     .default('videos'),
+  /**
+   * Primary shards of every index the processes create. Fixed for an index's life: a new count
+   * takes effect through `cli reindex` (docs/scaling.md). 1024 is Elasticsearch's own limit.
+   */
+  ELASTICSEARCH_SHARDS: int(1, 1024).default(1),
+  /** Copies of each shard on other nodes: dynamic, so the worker applies a new count to the live index at start. */
+  ELASTICSEARCH_REPLICAS: int(0, 100).default(0),
   S3_ENDPOINT: url(/^https?:$/, 'http://host:9000').default('http://127.0.0.1:9000'),
   S3_REGION: z.string().min(1).default('us-east-1'),
   S3_BUCKET: z
