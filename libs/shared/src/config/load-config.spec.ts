@@ -38,6 +38,9 @@ describe('loadConfig', () => {
     });
     expect(config.PORT).toBe(8080);
     expect(config.ELASTICSEARCH_SHARDS).toBe(3);
+    expect(loadConfig({ ELASTICSEARCH_URL: 'http://a:9200,http://b:9200' }).ELASTICSEARCH_URL).toBe(
+      'http://a:9200,http://b:9200',
+    );
     expect(config.ELASTICSEARCH_REPLICAS).toBe(2);
     expect(config.S3_FORCE_PATH_STYLE).toBe(false);
     expect(config.RETENTION_DEFAULT_DAYS).toBe(0);
@@ -54,6 +57,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'postgres://localhost/videos'],
     ['REDIS_URL', 'not a url'],
     ['ELASTICSEARCH_URL', 'ftp://host'],
+    ['ELASTICSEARCH_URL', 'http://a:9200,ftp://b'],
     ['ELASTICSEARCH_INDEX', 'Videos!'],
     ['ELASTICSEARCH_SHARDS', '0'],
     ['ELASTICSEARCH_SHARDS', '1025'],
