@@ -55,6 +55,10 @@ export class VideoSearchService {
       response = await this.client.search({
         ...request,
         filter_path: ['hits.total', 'hits.hits._id', 'hits.hits._score'],
+        // A shard that fails (its node lost between the query and the fetch) would otherwise leave
+        // a 200 that silently lacks that shard's hits: the search fails instead, is retried on
+        // another node, and at worst answers 503.
+        allow_partial_search_results: false,
       });
     } catch (error) {
       if (SearchIndexService.isUnavailable(error)) throw ProblemException.unavailable('Search');
