@@ -1,5 +1,9 @@
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -21,7 +25,9 @@ function reportOf(stdout: string): Record<string, string> {
       .split('\n')
       .map((line) => line.trim().split(/\s+/))
       .filter(
-        (parts) => parts.length >= 2 && ['mysql', 'redis', 'elasticsearch', 's3proxy'].includes(parts[0]!),
+        (parts) =>
+          parts.length >= 2 &&
+          ['mysql', 'redis', 'elasticsearch', 'elasticsearch-2', 's3proxy'].includes(parts[0]!),
       )
       .map((parts) => [parts[0]!, parts[1]!]),
   );
@@ -59,4 +65,58 @@ describe('scripts/services.sh', () => {
     expect((failure as { stderr: string }).stderr).toMatch(/3306/);
     expect(await javaServices()).toEqual({ elasticsearch: 1, s3proxy: 1 });
   }, 120_000);
+
+  it('lists elasticsearch-2 with ES_NODES=2, and takes no other count of nodes', async () => {
+    const status = await run('bash', [SCRIPT, 'status'], { env: { ...process.env, ES_NODES: '2' } }).catch(
+      (error: { stdout: string }) => error,
+    );
+    expect(Object.keys(reportOf(status.stdout))).toContain('elasticsearch-2');
+
+    const failure = await run('bash', [SCRIPT, 'up'], { env: { ...process.env, ES_NODES: '3' } }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/ES_NODES must be 1 or 2/) as unknown,
+    });
+  }, 60_000);
+
+  it('reuses a running single node as it is, and says how to restart it when a second node should join', async () => {
+    // Answers as a node started with discovery.type single-node does (which refuses every node
+    // that would join it), so that no real node is started or stopped to show it.
+    const single: Server = createServer((request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify(
+          request.url?.startsWith('/_nodes/_local')
+            ? {
+                nodes: {
+                  n1: {
+                    transport_address: '127.0.0.1:9',
+                    settings: { cluster: { name: 'single' }, discovery: { type: 'single-node' } },
+                  },
+                },
+              }
+            : { cluster_name: 'single', status: 'green' },
+        ),
+      );
+    });
+    await new Promise<void>((done) => single.listen(0, '127.0.0.1', done));
+    const servicesDir = mkdtempSync(join(tmpdir(), 'videos-services-'));
+    try {
+      const url = `http://127.0.0.1:${(single.address() as AddressInfo).port}`;
+      const failure = await run('bash', [SCRIPT, 'up', 'elasticsearch-2'], {
+        env: { ...process.env, ELASTICSEARCH_URL: url, SERVICES_DIR: servicesDir },
+      }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+      expect(failure).toMatchObject({ code: 1 });
+      expect(reportOf(failure.stdout)).toEqual({ elasticsearch: 'reused' });
+      expect(failure.stderr).toMatch(/single node \(discovery.type: single-node\)/);
+      expect(failure.stderr).toMatch(/down elasticsearch && ES_NODES=2 bash scripts\/services.sh up/);
+      // Nothing started: no second node's directory.
+      expect(existsSync(join(servicesDir, 'elasticsearch-2'))).toBe(false);
+    } finally {
+      await new Promise((done) => single.close(done));
+      rmSync(servicesDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -41,15 +41,26 @@ program
     try {
       await context.storage.ensureBucket();
       await context.search.ensureAlias();
+      // An existing index takes a changed ELASTICSEARCH_REPLICAS here too, as at a worker's start.
+      const indices = await context.search.applyReplicas();
       const videos = await context.videos.count();
       console.log(
         JSON.stringify({
           migrationsApplied: applied,
           bucket: config.S3_BUCKET,
           alias: config.ELASTICSEARCH_INDEX,
+          indices,
           videos,
         }),
       );
+      for (const { index, shards } of indices) {
+        if (shards !== config.ELASTICSEARCH_SHARDS) {
+          console.warn(
+            `${index} has ${shards} shard(s), ELASTICSEARCH_SHARDS is ${config.ELASTICSEARCH_SHARDS}: ` +
+              'run `npm run cli -- reindex` to rebuild it with the new count.',
+          );
+        }
+      }
     } finally {
       await context.close();
     }

@@ -6,6 +6,7 @@ import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { DeleteVideoHandler } from './deletion/delete-video.handler';
+import { IndexShapeService } from './index/index-shape.service';
 import { ReconcileIndexHandler } from './index/reconcile-index.handler';
 import { ReindexHandler } from './index/reindex.handler';
 import { SyncVideoHandler } from './index/sync-video.handler';
@@ -29,6 +30,7 @@ const HANDLERS = [
     ...HANDLERS,
     { provide: JOB_HANDLERS, inject: HANDLERS, useFactory: (...handlers: unknown[]) => handlers },
     JobRunner,
+    IndexShapeService,
     { provide: APP_FILTER, useClass: ProblemDetailsFilter },
   ],
 })

@@ -2,18 +2,13 @@ import { startElasticsearchNode } from '../elasticsearch-node';
 import { sleep } from '../processes';
 import { tally } from '../traffic';
 import {
-  deletedShown,
-  drillViolations,
   during,
   explain,
   improperAnswers,
   indexDrift,
-  probeDeleted,
-  reconcile,
   runDrill,
-  settleDeletions,
+  settleAndCheck,
   startDrillLoad,
-  wholeStateViolations,
   type DrillOptions,
 } from './outage-drill';
 import type { ScenarioReport } from './report';
@@ -54,20 +49,13 @@ export async function elasticsearchOutage(options: ElasticsearchOutageOptions): 
       const sent = await load.finish();
 
       // Let the worker finish what the outage held up, then compare and repair.
-      const deletes = await settleDeletions(context, sent, 300_000);
-      const driftBefore = await indexDrift(context);
-      const repair = await reconcile(drill);
-      const driftAfter = await indexDrift(context);
-      const deleted = new Set(deletes.filter((s) => s.status === 200).map((s) => s.videoId!));
-      const probes = await probeDeleted(drill.system.api, drill.bearer, drill.ids, deleted);
-      const whole = await wholeStateViolations(context, drill.ids, sent);
+      const settled = await settleAndCheck(drill, sent, 300_000);
+      const { deletes, driftBefore, driftAfter, repair, probes, whole, shown } = settled;
 
       const searches = sent.filter((s) => s.kind === 'search');
       const outageSearches = during(sent, 'outage', 'search');
       const afterSearches = during(sent, 'after', 'search');
-      const shown = deletedShown(sent);
       const violations = [
-        ...deletes.filter((s) => s.status !== 200).map((s) => `delete not 200: ${explain(s)}`),
         ...outageSearches
           .filter((s) => s.status !== 503)
           .map((s) => `search during the outage not 503: ${explain(s)}`),
@@ -79,11 +67,7 @@ export async function elasticsearchOutage(options: ElasticsearchOutageOptions): 
         ...sent
           .filter((s) => s.phase === 'outage' && s.doneAt - s.sentAt > 2_000)
           .map((s) => `slow answer during the outage (${s.doneAt - s.sentAt} ms): ${explain(s)}`),
-        ...probes.failures,
-        ...(driftAfter.total === 0
-          ? []
-          : [`index still differs from MySQL after reconcile: ${JSON.stringify(driftAfter)}`]),
-        ...drillViolations(sent, shown, repair, whole),
+        ...settled.violations,
       ];
       if (outageSearches.length === 0) violations.push('no search ran during the outage');
       if (during(sent, 'outage', 'delete').length === 0) violations.push('no delete ran during the outage');

@@ -346,6 +346,33 @@ export function drillViolations(
   ];
 }
 
+/**
+ * After a drill's load: waits for the purges the deletes asked for, measures the index against
+ * MySQL, repairs it as an operator would (`cli reconcile`) and measures again, searches for every
+ * deleted video's title, and checks that every video is in a whole state. `violations` holds what
+ * every drill forbids, whatever its fault.
+ */
+export async function settleAndCheck(drill: Drill, sent: DrillSent[], timeoutMs: number) {
+  const { context } = drill;
+  const deletes = await settleDeletions(context, sent, timeoutMs);
+  const driftBefore = await indexDrift(context);
+  const repair = await reconcile(drill);
+  const driftAfter = await indexDrift(context);
+  const deleted = new Set(deletes.filter((s) => s.status === 200).map((s) => s.videoId!));
+  const probes = await probeDeleted(drill.system.api, drill.bearer, drill.ids, deleted);
+  const whole = await wholeStateViolations(context, drill.ids, sent);
+  const shown = deletedShown(sent);
+  const violations = [
+    ...deletes.filter((s) => s.status !== 200).map((s) => `delete not 200: ${explain(s)}`),
+    ...probes.failures,
+    ...(driftAfter.total === 0
+      ? []
+      : [`index still differs from MySQL after reconcile: ${JSON.stringify(driftAfter)}`]),
+    ...drillViolations(sent, shown, repair, whole),
+  ];
+  return { deletes, driftBefore, driftAfter, repair, probes, whole, shown, violations };
+}
+
 /** The requests of a phase (sent and answered in it) of one kind. */
 export function during(sent: DrillSent[], phase: Phase, kind?: string): DrillSent[] {
   return sent.filter((s) => s.phase === phase && s.donePhase === phase && (!kind || s.kind === kind));

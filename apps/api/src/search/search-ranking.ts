@@ -191,7 +191,16 @@ export class SearchRanking {
   }
 
   private run(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {
-    return this.unlessUnavailable(() => this.index.search({ ...request, filter_path: FILTER_PATH }));
+    return this.unlessUnavailable(() =>
+      this.index.search({
+        ...request,
+        filter_path: FILTER_PATH,
+        // A shard that fails (its node lost between the query and the fetch) would otherwise leave
+        // a 200 that silently lacks that shard's hits: the search fails instead, is retried on
+        // another node, and at worst answers 503.
+        allow_partial_search_results: false,
+      }),
+    );
   }
 
   /** The index cannot answer: 503 (docs/contract.md §7); any other failure is a fault of ours. */

@@ -14,17 +14,22 @@ const flag = z
   .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1');
 
+const isUrl = (value: string, protocols: RegExp) => {
+  try {
+    return protocols.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+
 const url = (protocols: RegExp, example: string) =>
-  z.string().refine(
-    (value) => {
-      try {
-        return protocols.test(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    },
-    { message: `must be a URL like ${example}` },
-  );
+  z.string().refine((value) => isUrl(value, protocols), { message: `must be a URL like ${example}` });
+
+/** One URL, or several separated by commas: the nodes of one cluster, for a client that fails over. */
+const urlList = (protocols: RegExp, example: string) =>
+  z.string().refine((value) => value.split(',').every((part) => isUrl(part.trim(), protocols)), {
+    message: `must be a URL like ${example}, or several separated by commas`,
+  });
 
 /** Every variable the processes read, with the defaults of docs/contract.md §9 pointing at the local services. */
 export const configSchema = z.object({
@@ -36,11 +41,19 @@ export const configSchema = z.object({
     'mysql://root@127.0.0.1:3306/videos',
   ),
   REDIS_URL: url(/^rediss?:$/, 'redis://host:6379').default('redis://127.0.0.1:6379'),
-  ELASTICSEARCH_URL: url(/^https?:$/, 'http://host:9200').default('http://127.0.0.1:9200'),
+  /** Several nodes (`http://a:9200,http://b:9200`) let the API and worker go on when one of them is lost. */
+  ELASTICSEARCH_URL: urlList(/^https?:$/, 'http://host:9200').default('http://127.0.0.1:9200'),
   ELASTICSEARCH_INDEX: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,100}$/, 'must be a lowercase index alias name')
     .default('videos'),
+  /**
+   * Primary shards of every index the processes create. Fixed for an index's life: a new count
+   * takes effect through `cli reindex` (docs/scaling.md). 1024 is Elasticsearch's own limit.
+   */
+  ELASTICSEARCH_SHARDS: int(1, 1024).default(1),
+  /** Copies of each shard on other nodes: dynamic, so the worker applies a new count to the live index at start. */
+  ELASTICSEARCH_REPLICAS: int(0, 100).default(0),
   S3_ENDPOINT: url(/^https?:$/, 'http://host:9000').default('http://127.0.0.1:9000'),
   S3_REGION: z.string().min(1).default('us-east-1'),
   S3_BUCKET: z

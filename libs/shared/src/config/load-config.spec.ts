@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       REDIS_URL: 'redis://127.0.0.1:6379',
       ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
       ELASTICSEARCH_INDEX: 'videos',
+      ELASTICSEARCH_SHARDS: 1,
+      ELASTICSEARCH_REPLICAS: 0,
       S3_FORCE_PATH_STYLE: true,
       RETENTION_DEFAULT_DAYS: 30,
       PURGE_SWEEP_INTERVAL_MS: 60_000,
@@ -27,8 +29,19 @@ describe('loadConfig', () => {
   });
 
   it('parses the values it is given', () => {
-    const config = loadConfig({ PORT: '8080', S3_FORCE_PATH_STYLE: 'false', RETENTION_DEFAULT_DAYS: '0' });
+    const config = loadConfig({
+      PORT: '8080',
+      S3_FORCE_PATH_STYLE: 'false',
+      RETENTION_DEFAULT_DAYS: '0',
+      ELASTICSEARCH_SHARDS: '3',
+      ELASTICSEARCH_REPLICAS: '2',
+    });
     expect(config.PORT).toBe(8080);
+    expect(config.ELASTICSEARCH_SHARDS).toBe(3);
+    expect(loadConfig({ ELASTICSEARCH_URL: 'http://a:9200,http://b:9200' }).ELASTICSEARCH_URL).toBe(
+      'http://a:9200,http://b:9200',
+    );
+    expect(config.ELASTICSEARCH_REPLICAS).toBe(2);
     expect(config.S3_FORCE_PATH_STYLE).toBe(false);
     expect(config.RETENTION_DEFAULT_DAYS).toBe(0);
   });
@@ -44,7 +57,12 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'postgres://localhost/videos'],
     ['REDIS_URL', 'not a url'],
     ['ELASTICSEARCH_URL', 'ftp://host'],
+    ['ELASTICSEARCH_URL', 'http://a:9200,ftp://b'],
     ['ELASTICSEARCH_INDEX', 'Videos!'],
+    ['ELASTICSEARCH_SHARDS', '0'],
+    ['ELASTICSEARCH_SHARDS', '1025'],
+    ['ELASTICSEARCH_REPLICAS', '-1'],
+    ['ELASTICSEARCH_REPLICAS', 'one'],
     ['S3_BUCKET', 'UPPER_case'],
     ['S3_FORCE_PATH_STYLE', 'yes'],
     ['JWT_SECRET', 'short'],

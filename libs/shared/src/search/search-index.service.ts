@@ -7,7 +7,16 @@ import type { VideoEntity } from '../video/video.entity';
 import { SEARCH_CLIENT } from './search.client';
 import { toVideoDocument } from './video-document';
 import type { VideoDocument } from './video-index.definition';
-import { videoIndexMappings, videoIndexSettings } from './video-index.definition';
+import { videoIndexMappings, videoIndexSettingsFor, type IndexShape } from './video-index.definition';
+
+/** One index behind the alias after `applyReplicas`. */
+export interface IndexShapeReport {
+  index: string;
+  shards: number;
+  replicas: number;
+  /** Its replica count before, when `applyReplicas` changed it. */
+  previousReplicas?: number;
+}
 
 export interface BulkOutcome {
   indexed: number;
@@ -22,6 +31,8 @@ export interface BulkOutcome {
 @Injectable()
 export class SearchIndexService {
   readonly alias: string;
+  /** ELASTICSEARCH_SHARDS and ELASTICSEARCH_REPLICAS: the shape of every index created here. */
+  readonly shape: IndexShape;
   /** Concurrent purges share bulk requests for their document deletions. */
   private readonly deletions = new CoalescingBatcher<string>((ids) => this.deleteBatch(ids));
 
@@ -30,6 +41,7 @@ export class SearchIndexService {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.alias = config.ELASTICSEARCH_INDEX;
+    this.shape = { shards: config.ELASTICSEARCH_SHARDS, replicas: config.ELASTICSEARCH_REPLICAS };
   }
 
   /** Readiness: the cluster answers and is at least yellow. `GET /` does not exist on the test distribution. */
@@ -45,22 +57,73 @@ export class SearchIndexService {
       .slice(0, 17)}`;
   }
 
-  /** Creates a versioned index; `loading` turns refresh off for a bulk load (see `finishLoading`). */
+  /**
+   * Creates a versioned index of the configured shape; `loading` turns refresh off and replicas
+   * off for a bulk load (each document is then written once, not once per copy; see `finishLoading`).
+   */
   async createIndex(name: string, { loading = false } = {}): Promise<void> {
     await this.client.indices.create({
       index: name,
-      settings: { ...videoIndexSettings, ...(loading ? { refresh_interval: '-1' } : {}) },
+      settings: {
+        ...videoIndexSettingsFor(this.shape),
+        ...(loading ? { refresh_interval: '-1', number_of_replicas: 0 } : {}),
+      },
       mappings: videoIndexMappings,
     });
   }
 
-  /** Restores the definition's refresh and replica settings after a bulk load and makes it all visible. */
+  /**
+   * Restores the refresh and the configured replicas after a bulk load and makes it all visible.
+   * When the cluster has nodes enough for the replicas, waits (up to 10 minutes) until they are
+   * copied, so the alias never moves to an index that one lost node would take away.
+   */
   async finishLoading(index: string): Promise<void> {
     await this.client.indices.putSettings({
       index,
-      settings: { refresh_interval: '1s', number_of_replicas: videoIndexSettings.number_of_replicas ?? 0 },
+      settings: { refresh_interval: '1s', number_of_replicas: this.shape.replicas },
     });
     await this.client.indices.refresh({ index });
+    const { number_of_data_nodes: dataNodes } = await this.client.cluster.health();
+    if (this.shape.replicas > 0 && dataNodes > this.shape.replicas) {
+      await this.client.cluster.health(
+        { index, wait_for_status: 'green', timeout: '10m' },
+        { requestTimeout: 660_000, ignore: [408] },
+      );
+    }
+  }
+
+  /**
+   * Gives the indices behind the alias the configured replica count: a dynamic setting, applied
+   * to the live index without a reindex. Shards are fixed when an index is created, so a shard
+   * count that differs from the configured one is only reported (`cli reindex` changes it).
+   */
+  async applyReplicas(): Promise<IndexShapeReport[]> {
+    const targets = await this.aliasTargets();
+    if (targets.length === 0) return [];
+    const found = await this.client.indices.getSettings({
+      index: targets,
+      name: ['index.number_of_shards', 'index.number_of_replicas'],
+      flat_settings: true,
+    });
+    const reports: IndexShapeReport[] = [];
+    for (const [index, { settings }] of Object.entries(found)) {
+      const flat = (settings ?? {}) as Record<string, string | undefined>;
+      const report: IndexShapeReport = {
+        index,
+        shards: Number(flat['index.number_of_shards']),
+        replicas: Number(flat['index.number_of_replicas']),
+      };
+      if (report.replicas !== this.shape.replicas) {
+        await this.client.indices.putSettings({
+          index,
+          settings: { number_of_replicas: this.shape.replicas },
+        });
+        report.previousReplicas = report.replicas;
+        report.replicas = this.shape.replicas;
+      }
+      reports.push(report);
+    }
+    return reports;
   }
 
   /** The indices the alias points at now. */

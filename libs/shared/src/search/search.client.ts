@@ -29,9 +29,22 @@ class PromptRetryTransport extends SniffingTransport {
   }
 }
 
+/** The node URLs of ELASTICSEARCH_URL: one, or several separated by commas. */
+export function elasticsearchNodes(url: string): string[] {
+  return url
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
+/**
+ * With several nodes the client spreads requests over them, and a request that meets a node that
+ * is gone (connection refused or reset) is retried on another, so losing a node the cluster can
+ * spare costs no answer. No sniffing: the nodes given are the ones used.
+ */
 export function createSearchClient(config: Pick<AppConfig, 'ELASTICSEARCH_URL'>): Client {
   return new Client({
-    node: config.ELASTICSEARCH_URL,
+    nodes: elasticsearchNodes(config.ELASTICSEARCH_URL),
     requestTimeout: 10_000,
     maxRetries: 2,
     Transport: PromptRetryTransport,

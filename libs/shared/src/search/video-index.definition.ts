@@ -24,6 +24,17 @@ export const videoIndexSettings: estypes.IndicesIndexSettings = {
   },
 };
 
+/** How an index is spread over the cluster: ELASTICSEARCH_SHARDS and ELASTICSEARCH_REPLICAS. */
+export interface IndexShape {
+  shards: number;
+  replicas: number;
+}
+
+/** The definition's settings with the configured shape in place of its single-node defaults. */
+export function videoIndexSettingsFor({ shards, replicas }: IndexShape): estypes.IndicesIndexSettings {
+  return { ...videoIndexSettings, number_of_shards: shards, number_of_replicas: replicas };
+}
+
 const text = (analyzer: string): estypes.MappingProperty => ({
   type: 'text',
   analyzer,

@@ -1,0 +1,47 @@
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { SearchIndexService } from '@app/shared/search/search-index.service';
+
+/**
+ * A worker that starts with a new ELASTICSEARCH_REPLICAS gives the live index that many replicas:
+ * an operator who changes the variable and restarts expects it to take effect, and the replica
+ * count is a dynamic setting. Shards cannot change in place, so a different ELASTICSEARCH_SHARDS
+ * only gets a warning that names the reindex. The worker, not the API, does it: the worker owns
+ * the index's lifecycle (reindexes, repairs).
+ *
+ * It runs beside the start, never before it: with Elasticsearch away the worker still has
+ * deletions to run. Every reconcile (RECONCILE_INTERVAL_MS) applies it again, so a start that
+ * found Elasticsearch away, or a count changed by hand, comes back to the configuration.
+ */
+@Injectable()
+export class IndexShapeService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('IndexShape');
+
+  constructor(private readonly search: SearchIndexService) {}
+
+  onApplicationBootstrap(): void {
+    this.apply().catch((error: unknown) =>
+      this.logger.warn(
+        { err: String(error) },
+        'index replica count not applied; the next reconcile applies it',
+      ),
+    );
+  }
+
+  async apply(): Promise<void> {
+    const { shards } = this.search.shape;
+    for (const report of await this.search.applyReplicas()) {
+      if (report.previousReplicas !== undefined) {
+        this.logger.log(
+          { index: report.index, replicas: report.replicas, previousReplicas: report.previousReplicas },
+          'index replica count changed to ELASTICSEARCH_REPLICAS',
+        );
+      }
+      if (report.shards !== shards) {
+        this.logger.warn(
+          { index: report.index, shards: report.shards, configuredShards: shards },
+          'index shard count differs from ELASTICSEARCH_SHARDS: run `npm run cli -- reindex` to rebuild it with the new count',
+        );
+      }
+    }
+  }
+}
