@@ -82,6 +82,8 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
     expect(answer.status).toBe(200);
     expect(answer.contentType).toMatch(/^application\/json/);
     expect(answer.data).toMatchObject({ page: 1, limit: 5, total: 1, totalPages: 1 });
+    expect(answer.data?.totalRelation).toBe('eq');
+    expect(answer.data?.nextCursor).toBeUndefined();
     expect(answer.data!.items.map((item) => item.id)).toEqual([videoId]);
   }, 30_000);
 

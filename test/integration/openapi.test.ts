@@ -113,13 +113,19 @@ describe('OpenAPI document', () => {
     const search = document.paths['/api/videos/search']!.get!;
     expect(search.parameters.map((p) => p.name).sort()).toEqual([
       'authorId',
+      'cursor',
       'dateFrom',
       'dateTo',
       'limit',
       'page',
       'q',
+      'sort',
     ]);
     expect(search.parameters.find((p) => p.name === 'q')!.required).toBe(true);
+    // Generated clients offer the sorts as an enum.
+    expect(JSON.stringify(search.parameters.find((p) => p.name === 'sort'))).toMatch(
+      /"enum":\["relevance","newest","oldest"\]/,
+    );
     expect(Object.keys(search.responses).sort()).toEqual(['200', '400', '401', '429', '503']);
 
     const remove = document.paths['/api/videos/{id}']!.delete!;

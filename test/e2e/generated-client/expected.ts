@@ -24,7 +24,9 @@ export interface SearchPage {
   page: number;
   limit: number;
   total: number;
+  totalRelation: 'eq' | 'gte';
   totalPages: number;
+  nextCursor?: string;
 }
 
 export type Deletion =
@@ -50,7 +52,10 @@ export interface Answer<T> {
 }
 
 export interface VideoApiCalls {
-  search(query: { q: string; limit?: string }, token?: string): Promise<Answer<SearchPage>>;
+  search(
+    query: { q: string; limit?: string; sort?: 'relevance' | 'newest' | 'oldest'; cursor?: string },
+    token?: string,
+  ): Promise<Answer<SearchPage>>;
   deleteVideo(
     id: string,
     query: { permanent?: string; retentionDays?: string },
