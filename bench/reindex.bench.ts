@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { ENTRY, startProcess } from '../test/support/processes';
-import { BENCH_ENV, peakRss } from './lib/bench-env';
+import { BENCH_ENV, ENTRY, peakRss, startProcess } from './lib/kit';
 import { alternate } from './lib/order';
 
 export interface ProcessRun {

@@ -7,8 +7,7 @@
 import 'reflect-metadata';
 import { Redis } from 'ioredis';
 import { VideoImporter } from '@app/shared/importer/video-importer';
-import { resolve } from 'node:path';
-import { applyBenchEnv, openBenchContext, startApi } from './lib/bench-env';
+import { applyBenchEnv, openBenchContext, PATHS, startApi } from './lib/kit';
 import {
   machine,
   printTable,
@@ -62,7 +61,7 @@ const row = (name: string, s: RunStats) => [
 
 async function main(): Promise<void> {
   if (process.argv.includes('--chart')) {
-    writeChart(readReport());
+    writeChart(readReport(PATHS.docs), PATHS.docs);
     return;
   }
   const started = performance.now();
@@ -84,7 +83,7 @@ async function main(): Promise<void> {
       for (const index of await context.search.aliasTargets()) await context.search.deleteIndex(index);
       await context.search.ensureAlias();
       const importer = new VideoImporter(context.videos, context.storage, context.search);
-      await importer.importFile(resolve(__dirname, '../../data/pyvideo.jsonl.gz'));
+      await importer.importFile(PATHS.sample);
       await context.search.refresh();
     }
 
@@ -266,12 +265,12 @@ async function main(): Promise<void> {
       figures: { search, softDelete, purge, reindex, scale },
       tables,
     };
-    writeReport(report);
+    writeReport(report, PATHS.docs);
     console.log(
       `\n${report.targets.map((t) => `${t.met ? 'met ' : 'MISS'}  ${t.name}: ${t.value.toFixed(2)} (${t.goal})`).join('\n')}`,
     );
     log('written docs/benchmarks.md, docs/benchmarks.json');
-    writeChart(report);
+    writeChart(report, PATHS.docs);
     log('written docs/benchmarks.svg');
   } finally {
     await context.close();

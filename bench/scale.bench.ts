@@ -5,16 +5,11 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { openJsonLines } from '@app/shared/importer/jsonl-reader';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
-import type { CliContext } from '../apps/worker/src/cli/cli-context';
-import { sleep } from '../test/support/processes';
-import { benchToken, peakRss, startApi, startWorker } from './lib/bench-env';
+import { benchToken, PATHS, peakRss, sleep, startApi, startWorker, type BenchContext } from './lib/kit';
 import { httpLoad } from './lib/load';
 import { queryMix } from './lib/queries';
 import type { RunStats } from './lib/stats';
 import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
-
-const SAMPLE = resolve(__dirname, '../../data/pyvideo.jsonl.gz');
-const CACHE = resolve(__dirname, '../../.cache/bench');
 
 /**
  * Derives `count` videos from the sample, deterministically: pass n over the sample gives each
@@ -22,15 +17,15 @@ const CACHE = resolve(__dirname, '../../.cache/bench');
  * scale run measures rows and the index; media deletion is measured by the purge benchmark.
  */
 export async function generate(count: number): Promise<string> {
-  mkdirSync(CACHE, { recursive: true });
-  const path = resolve(CACHE, `videos-${count}.jsonl`);
+  mkdirSync(PATHS.cache, { recursive: true });
+  const path = resolve(PATHS.cache, `videos-${count}.jsonl`);
   if (existsSync(path)) return path;
   const out = createWriteStream(`${path}.partial`);
   let written = 0;
   for (let pass = 0; written < count; pass += 1) {
-    for await (const { value, error } of (await openJsonLines(SAMPLE)).lines()) {
+    for await (const { value, error } of (await openJsonLines(PATHS.sample)).lines()) {
       if (written >= count) break;
-      if (error) throw new Error(`${SAMPLE}: ${error}`);
+      if (error) throw new Error(`${PATHS.sample}: ${error}`);
       const record = value as { slug: string };
       if (!out.write(`${JSON.stringify({ ...record, slug: `${record.slug}~${pass}`, media: [] })}\n`))
         await once(out, 'drain');
@@ -75,7 +70,7 @@ async function reconcileInWorker(config: AppConfig): Promise<number> {
 
 export async function benchScale(
   config: AppConfig,
-  context: CliContext,
+  context: BenchContext,
   count: number,
   concurrency: number,
 ): Promise<ScaleBench> {

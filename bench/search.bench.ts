@@ -1,8 +1,7 @@
 import { createPool } from 'mysql2/promise';
 import { buildSearchRequest } from '@app/shared/search/search-query.builder';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import type { CliContext } from '../apps/worker/src/cli/cli-context';
-import { benchToken } from './lib/bench-env';
+import { benchToken, type BenchContext } from './lib/kit';
 import type { CpuSeconds } from './lib/cpu';
 import { alternatingLoads, warmUp, type WarmUp } from './lib/load';
 import { queryMix } from './lib/queries';
@@ -22,7 +21,7 @@ export interface SearchBench {
  */
 export async function benchSearch(
   config: AppConfig,
-  context: CliContext,
+  context: BenchContext,
   apiUrl: string,
   {
     concurrency,
