@@ -1,45 +1,17 @@
-import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { once } from 'node:events';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { openJsonLines } from '@app/shared/importer/jsonl-reader';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
+import { catalogueFile } from './lib/catalogue';
 import { benchToken, PATHS, peakRss, sleep, startApi, startWorker, type BenchContext } from './lib/kit';
 import { httpLoad } from './lib/load';
 import { queryMix } from './lib/queries';
 import type { RunStats } from './lib/stats';
 import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
 
-/**
- * Derives `count` videos from the sample, deterministically: pass n over the sample gives each
- * record the slug `<slug>~<n>`, so ids are new and stable. No media objects (`media: []`): the
- * scale run measures rows and the index; media deletion is measured by the purge benchmark.
- */
-export async function generate(count: number): Promise<string> {
-  mkdirSync(PATHS.cache, { recursive: true });
-  const path = resolve(PATHS.cache, `videos-${count}.jsonl`);
-  if (existsSync(path)) return path;
-  const out = createWriteStream(`${path}.partial`);
-  let written = 0;
-  for (let pass = 0; written < count; pass += 1) {
-    for await (const { value, error } of (await openJsonLines(PATHS.sample)).lines()) {
-      if (written >= count) break;
-      if (error) throw new Error(`${PATHS.sample}: ${error}`);
-      const record = value as { slug: string };
-      if (!out.write(`${JSON.stringify({ ...record, slug: `${record.slug}~${pass}`, media: [] })}\n`))
-        await once(out, 'drain');
-      written += 1;
-    }
-  }
-  out.end();
-  await once(out, 'finish');
-  renameSync(`${path}.partial`, path);
-  return path;
-}
-
 export interface ScaleBench {
   videos: number;
+  /** Seconds this run took to generate the catalogue; absent when it reused the cached file. */
+  generatedSeconds?: number;
   import: ProcessRun;
   reindex: ProcessRun;
   search: RunStats;
@@ -74,7 +46,12 @@ export async function benchScale(
   count: number,
   concurrency: number,
 ): Promise<ScaleBench> {
-  const file = await generate(count);
+  // A realistic catalogue (bench/lib/catalogue.ts), on top of the sample already imported. No
+  // media objects: the scale run measures rows and the index; media deletion is the purge's.
+  const { path: file, generatedSeconds } = await catalogueFile(count, {
+    sample: PATHS.sample,
+    cacheDir: PATHS.cache,
+  });
   // A worker runs throughout, and walks every row with the reconciler once they are all there:
   // its memory must stay flat too. (Its schedule is hourly, so only the walk asked for below runs.)
   const worker = await startWorker({ RECONCILE_INTERVAL_MS: '3600000' });
@@ -106,6 +83,7 @@ export async function benchScale(
     await api.process.stop();
     return {
       videos: await context.videos.count(),
+      generatedSeconds,
       import: imported,
       reindex: reindexed,
       search,
