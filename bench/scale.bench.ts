@@ -2,10 +2,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { catalogueFile } from './lib/catalogue';
-import { benchToken, PATHS, peakRss, sleep, startApi, startWorker, type BenchContext } from './lib/kit';
-import { httpLoad } from './lib/load';
-import { queryMix } from './lib/queries';
-import type { RunStats } from './lib/stats';
+import { PATHS, peakRss, sleep, startWorker, type BenchContext } from './lib/kit';
 import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
 
 export interface ScaleBench {
@@ -14,7 +11,6 @@ export interface ScaleBench {
   generatedSeconds?: number;
   import: ProcessRun;
   reindex: ProcessRun;
-  search: RunStats;
   workerPeakRssBytes: number;
   /** How long the worker took to reconcile every row against the index. */
   reconcileSeconds: number;
@@ -40,11 +36,15 @@ async function reconcileInWorker(config: AppConfig): Promise<number> {
   }
 }
 
+/**
+ * Imports `count` videos of the realistic catalogue through the CLI, rebuilds the index from MySQL,
+ * and has a worker reconcile every row: rates and peak memory at scale. The search comparison then
+ * runs on the index this leaves (search.bench.ts).
+ */
 export async function benchScale(
   config: AppConfig,
   context: BenchContext,
   count: number,
-  concurrency: number,
 ): Promise<ScaleBench> {
   // A realistic catalogue (bench/lib/catalogue.ts), on top of the sample already imported. No
   // media objects: the scale run measures rows and the index; media deletion is the purge's.
@@ -64,29 +64,11 @@ export async function benchScale(
     const reindexed = await measuredCli(['reindex', '--no-progress'], REINDEXED);
 
     const reconcileSeconds = await reconcileInWorker(config);
-
-    const api = await startApi();
-    const queries = await queryMix(context.dataSource);
-    const token = benchToken();
-    const load = (seconds: number) =>
-      httpLoad({
-        url: api.url,
-        headers: { authorization: `Bearer ${token}` },
-        request: (i) => ({
-          path: `/api/videos/search?q=${encodeURIComponent(queries[i % queries.length]!)}`,
-        }),
-        concurrency,
-        durationSeconds: seconds,
-      });
-    await load(3);
-    const search = await load(15);
-    await api.process.stop();
     return {
       videos: await context.videos.count(),
       generatedSeconds,
       import: imported,
       reindex: reindexed,
-      search,
       workerPeakRssBytes: await workerRss.stop(),
       reconcileSeconds,
     };
