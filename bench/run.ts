@@ -25,7 +25,7 @@ import {
   type Table,
   type Target,
 } from './lib/report';
-import type { CpuSeconds } from './lib/cpu';
+import { watchElasticsearch, type CpuSeconds } from './lib/cpu';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
 import { benchPurge, type PurgeBench } from './purge.bench';
@@ -111,6 +111,7 @@ async function main(): Promise<void> {
   }
   const started = performance.now();
   const config = applyBenchEnv();
+  await watchElasticsearch(config.ELASTICSEARCH_URL);
   const redis = new Redis(config.REDIS_URL);
   await redis.flushdb();
   redis.disconnect();

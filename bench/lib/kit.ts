@@ -31,6 +31,8 @@ export const PATHS = {
   /** Generated data, reused between runs (git-ignored). */
   cache: resolve(ROOT, '.cache/bench'),
   docs: resolve(ROOT, 'docs'),
+  /** The reindex baseline's script, built (bench/raw-bulk.ts). */
+  rawBulk: resolve(ROOT, 'dist/bench/raw-bulk.js'),
 };
 
 /**
