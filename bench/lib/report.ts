@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { chartSvg } from './chart';
@@ -67,6 +67,7 @@ export function writeReport(report: Report, dir: string): void {
     ['target', 'measured', 'goal', 'met'],
     report.targets.map((t) => [t.name, t.value.toFixed(2), t.goal, t.met ? 'yes' : '**no**']),
   );
+  mkdirSync(dir, { recursive: true });
   writeFileSync(resolve(dir, 'benchmarks.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync(
     resolve(dir, 'benchmarks.md'),
