@@ -19,6 +19,25 @@ export default tseslint.config(
     },
   },
   {
+    // The benches reach the apps and the test support through one documented kit
+    // (bench/lib/kit.ts, docs/benchmarking.md), so what a bench may touch is listed in one place.
+    files: ['bench/**/*.ts'],
+    ignores: ['bench/lib/kit.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(apps|test)/',
+              message: 'Benches reach the apps and the test support through bench/lib/kit.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },

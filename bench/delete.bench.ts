@@ -1,12 +1,11 @@
 import { VideoState } from '@app/shared/video/video-state';
-import type { CliContext } from '../apps/worker/src/cli/cli-context';
-import { benchToken } from './lib/bench-env';
+import { benchToken, type BenchContext } from './lib/kit';
 import { httpLoad } from './lib/load';
 import type { RunStats } from './lib/stats';
 
 /** Soft deletes through the API, each request a different video; the videos are restored afterwards. */
 export async function benchSoftDelete(
-  context: CliContext,
+  context: BenchContext,
   apiUrl: string,
   { concurrency, amount }: { concurrency: number; amount: number },
 ): Promise<RunStats> {

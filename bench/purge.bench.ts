@@ -5,9 +5,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
-import type { CliContext } from '../apps/worker/src/cli/cli-context';
-import { sleep } from '../test/support/processes';
-import { startWorker } from './lib/bench-env';
+import { sleep, startWorker, type BenchContext } from './lib/kit';
 import { closedLoop } from './lib/stats';
 import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
 import { alternate } from './lib/order';
@@ -29,7 +27,7 @@ const OBJECTS_PER_VIDEO = 2;
 
 /** Videos due for purge: rows soft-deleted in the past, their media and index documents. */
 async function dueVideos(
-  context: CliContext,
+  context: BenchContext,
   s3: S3Client,
   config: AppConfig,
   count: number,
@@ -71,7 +69,7 @@ async function dueVideos(
  * would load MySQL in the worker's rounds only, and bias the comparison. (Delayed jobs are not
  * counted: the soft-delete benchmark leaves 30-day purges behind.)
  */
-async function waitUntilGone(context: CliContext, queues: JobQueues, ids: string[]): Promise<void> {
+async function waitUntilGone(context: BenchContext, queues: JobQueues, ids: string[]): Promise<void> {
   const deletions = queues.queue(JOB_QUEUES['delete-video']);
   for (;;) {
     let pauseMs = 20;
@@ -117,7 +115,7 @@ function combine(rounds: PurgeRun[]): PurgeRun {
  */
 export async function benchPurge(
   config: AppConfig,
-  context: CliContext,
+  context: BenchContext,
   { videos, rounds, concurrency }: { videos: number; rounds: number; concurrency: number },
 ): Promise<PurgeBench> {
   const s3 = new S3Client({
@@ -168,7 +166,7 @@ export async function benchPurge(
             new DeleteObjectsCommand({ Bucket: config.S3_BUCKET, Delete: { Objects: keys, Quiet: true } }),
           );
         }
-        await context.search.deleteDocuments([id]);
+        await context.engine.delete({ index: config.ELASTICSEARCH_INDEX, id }, { ignore: [404] });
         await context.dataSource.transaction(async (manager) => {
           await manager.query(
             "INSERT IGNORE INTO deletion_audit (video_id, author_id, reason, objects_deleted) VALUES (?, 'bench-purge', 'retention', ?)",

@@ -1,6 +1,4 @@
-import { resolve } from 'node:path';
-import { ENTRY, startProcess } from '../test/support/processes';
-import { BENCH_ENV, peakRss } from './lib/bench-env';
+import { BENCH_ENV, ENTRY, PATHS, peakRss, startProcess } from './lib/kit';
 import { alternate } from './lib/order';
 
 export interface ProcessRun {
@@ -57,7 +55,7 @@ export async function measuredCli(
 export const REINDEXED = /Reindexed (\d+) documents .* in ([\d.]+) s/;
 
 async function rawBulkOnce(env: Record<string, string>): Promise<ProcessRun> {
-  const run = await runMeasured(resolve(__dirname, 'raw-bulk.js'), [], env);
+  const run = await runMeasured(PATHS.rawBulk, [], env);
   const { documents, seconds } = JSON.parse(run.output.trim().split('\n').pop()!) as {
     documents: number;
     seconds: number;

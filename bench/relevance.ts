@@ -1,8 +1,9 @@
 /**
  * `npm run relevance`: known-item search quality of the API against two baselines on the same data
  * in the same run: MySQL FULLTEXT (natural-language mode) and a plain Elasticsearch multi_match.
- * Queries are built deterministically from the sample: exact titles, partial titles, titles with
- * one typo, and distinctive description words. Writes docs/relevance.md.
+ * Queries are built deterministically from the sample (bench/lib/queries.ts, shared with the search
+ * bench's query mix): exact titles, partial titles, titles with one typo, and distinctive
+ * description words. Writes docs/relevance.md.
  */
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
@@ -11,87 +12,13 @@ import { signDevToken } from '@app/shared/auth/dev-token';
 import { loadConfig } from '@app/shared/config/load-config';
 import type { VideoEntity } from '@app/shared/video/video.entity';
 import { VideoState } from '@app/shared/video/video-state';
-import { openCliContext } from '../apps/worker/src/cli/cli-context';
+import { openContext, PATHS } from './lib/kit';
+import { knownItemQueries, type KnownItem, type Kind } from './lib/queries';
 import { machine } from './lib/report';
 
-type Kind = 'exact title' | 'partial title' | 'title with a typo' | 'description words';
-interface KnownItem {
-  kind: Kind;
-  q: string;
-  target: string;
-}
 type Ranker = (q: string) => Promise<string[]>;
 
 const PER_KIND = Number(process.env.RELEVANCE_PER_KIND ?? 200);
-const WORD = /[\p{L}\p{N}]+/gu;
-
-/** A small deterministic PRNG, so every run asks the same questions. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
-
-function words(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).filter((w) => w.length > 1);
-}
-
-function withTypo(title: string, next: () => number): string | null {
-  const parts = title.split(' ');
-  const candidates = parts.map((w, i) => [w, i] as const).filter(([w]) => /^[a-z]{5,}$/i.test(w));
-  if (candidates.length === 0) return null;
-  const [word, index] = candidates[Math.floor(next() * candidates.length)]!;
-  const at = 1 + Math.floor(next() * (word.length - 2));
-  parts[index] = word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2);
-  return parts.join(' ');
-}
-
-function buildQueries(videos: VideoEntity[]): KnownItem[] {
-  const next = random(42);
-  const documentFrequency = new Map<string, number>();
-  for (const video of videos)
-    for (const w of new Set(words(video.description)))
-      documentFrequency.set(w, (documentFrequency.get(w) ?? 0) + 1);
-  const titleCounts = new Map<string, number>();
-  for (const video of videos)
-    titleCounts.set(video.title.toLowerCase(), (titleCounts.get(video.title.toLowerCase()) ?? 0) + 1);
-  // Known items must be knowable: a title shared by several videos has no single right answer.
-  const pool = videos.filter(
-    (v) => titleCounts.get(v.title.toLowerCase()) === 1 && words(v.title).length >= 3,
-  );
-  const pick = () => pool[Math.floor(next() * pool.length)]!;
-  const queries: KnownItem[] = [];
-  for (let i = 0; i < PER_KIND; i += 1) {
-    const exact = pick();
-    queries.push({ kind: 'exact title', q: exact.title, target: exact.id });
-    const partial = pick();
-    const titleWords = partial.title.split(/\s+/);
-    const length = Math.max(2, Math.ceil(titleWords.length / 2));
-    const start = Math.floor(next() * (titleWords.length - length + 1));
-    queries.push({
-      kind: 'partial title',
-      q: titleWords.slice(start, start + length).join(' '),
-      target: partial.id,
-    });
-    let typo: string | null = null;
-    let typoVideo = pick();
-    for (let tries = 0; typo === null && tries < 20; tries += 1) {
-      typoVideo = pick();
-      typo = withTypo(typoVideo.title, next);
-    }
-    if (typo) queries.push({ kind: 'title with a typo', q: typo, target: typoVideo.id });
-    const described = pool.filter((v) => words(v.description).length >= 20);
-    const video = described[Math.floor(next() * described.length)]!;
-    const distinctive = [...new Set(words(video.description))]
-      .filter((w) => w.length >= 4 && (documentFrequency.get(w) ?? 0) >= 2)
-      .sort((a, b) => documentFrequency.get(a)! - documentFrequency.get(b)! || a.localeCompare(b))
-      .slice(0, 3);
-    queries.push({ kind: 'description words', q: distinctive.join(' '), target: video.id });
-  }
-  return queries;
-}
 
 interface Score {
   at1: number;
@@ -122,7 +49,7 @@ async function evaluate(ranker: Ranker, queries: KnownItem[]): Promise<Map<Kind 
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const context = await openCliContext(config);
+  const context = await openContext(config);
   const api = process.env.RELEVANCE_API ?? `http://127.0.0.1:${config.PORT}`;
   const token = signDevToken({
     secret: config.JWT_SECRET ?? '',
@@ -136,7 +63,7 @@ async function main(): Promise<void> {
       videos.push(...rows.filter((r) => r.state === VideoState.Active));
     if (videos.length < 1_000)
       throw new Error(`Only ${videos.length} active videos: import the sample first (npm run cli -- import)`);
-    const queries = buildQueries(videos);
+    const queries = knownItemQueries(videos, PER_KIND);
 
     // Baseline 1: what a small team would build on MySQL alone, on a copy so the schema stays untouched.
     await context.dataSource.query('DROP TABLE IF EXISTS relevance_fulltext');
@@ -158,7 +85,7 @@ async function main(): Promise<void> {
     // Baseline 2: the first thing one writes with Elasticsearch, on the same index.
     const plain: Ranker = async (q) =>
       (
-        await context.search.search({
+        await context.engine.search({
           index: config.ELASTICSEARCH_INDEX,
           size: 10,
           _source: false,
@@ -217,7 +144,7 @@ async function main(): Promise<void> {
     console.log(table);
     console.log(`\nAPI ahead of both baselines on every measure: ${ahead ? 'yes' : 'NO'}`);
     writeFileSync(
-      resolve(__dirname, '../../docs/relevance-results.md'),
+      resolve(PATHS.docs, 'relevance-results.md'),
       `# Relevance results\n\nGenerated by \`npm run relevance\` on ${new Date().toISOString().slice(0, 10)} over ${videos.length} active videos, ` +
         `${queries.length} known-item queries (${PER_KIND} per kind, fixed seed), on ${await machine(config.ELASTICSEARCH_URL)}. ` +
         'See [relevance.md](relevance.md) for the method and the tuning.\n\n' +

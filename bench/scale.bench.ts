@@ -1,53 +1,16 @@
-import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { once } from 'node:events';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { openJsonLines } from '@app/shared/importer/jsonl-reader';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
-import type { CliContext } from '../apps/worker/src/cli/cli-context';
-import { sleep } from '../test/support/processes';
-import { benchToken, peakRss, startApi, startWorker } from './lib/bench-env';
-import { httpLoad } from './lib/load';
-import { queryMix } from './lib/queries';
-import type { RunStats } from './lib/stats';
+import { catalogueFile } from './lib/catalogue';
+import { PATHS, peakRss, sleep, startWorker, type BenchContext } from './lib/kit';
 import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
-
-const SAMPLE = resolve(__dirname, '../../data/pyvideo.jsonl.gz');
-const CACHE = resolve(__dirname, '../../.cache/bench');
-
-/**
- * Derives `count` videos from the sample, deterministically: pass n over the sample gives each
- * record the slug `<slug>~<n>`, so ids are new and stable. No media objects (`media: []`): the
- * scale run measures rows and the index; media deletion is measured by the purge benchmark.
- */
-export async function generate(count: number): Promise<string> {
-  mkdirSync(CACHE, { recursive: true });
-  const path = resolve(CACHE, `videos-${count}.jsonl`);
-  if (existsSync(path)) return path;
-  const out = createWriteStream(`${path}.partial`);
-  let written = 0;
-  for (let pass = 0; written < count; pass += 1) {
-    for await (const { value, error } of (await openJsonLines(SAMPLE)).lines()) {
-      if (written >= count) break;
-      if (error) throw new Error(`${SAMPLE}: ${error}`);
-      const record = value as { slug: string };
-      if (!out.write(`${JSON.stringify({ ...record, slug: `${record.slug}~${pass}`, media: [] })}\n`))
-        await once(out, 'drain');
-      written += 1;
-    }
-  }
-  out.end();
-  await once(out, 'finish');
-  renameSync(`${path}.partial`, path);
-  return path;
-}
 
 export interface ScaleBench {
   videos: number;
+  /** Seconds this run took to generate the catalogue; absent when it reused the cached file. */
+  generatedSeconds?: number;
   import: ProcessRun;
   reindex: ProcessRun;
-  search: RunStats;
   workerPeakRssBytes: number;
   /** How long the worker took to reconcile every row against the index. */
   reconcileSeconds: number;
@@ -73,13 +36,22 @@ async function reconcileInWorker(config: AppConfig): Promise<number> {
   }
 }
 
+/**
+ * Imports `count` videos of the realistic catalogue through the CLI, rebuilds the index from MySQL,
+ * and has a worker reconcile every row: rates and peak memory at scale. The search comparison then
+ * runs on the index this leaves (search.bench.ts).
+ */
 export async function benchScale(
   config: AppConfig,
-  context: CliContext,
+  context: BenchContext,
   count: number,
-  concurrency: number,
 ): Promise<ScaleBench> {
-  const file = await generate(count);
+  // A realistic catalogue (bench/lib/catalogue.ts), on top of the sample already imported. No
+  // media objects: the scale run measures rows and the index; media deletion is the purge's.
+  const { path: file, generatedSeconds } = await catalogueFile(count, {
+    sample: PATHS.sample,
+    cacheDir: PATHS.cache,
+  });
   // A worker runs throughout, and walks every row with the reconciler once they are all there:
   // its memory must stay flat too. (Its schedule is hourly, so only the walk asked for below runs.)
   const worker = await startWorker({ RECONCILE_INTERVAL_MS: '3600000' });
@@ -92,28 +64,11 @@ export async function benchScale(
     const reindexed = await measuredCli(['reindex', '--no-progress'], REINDEXED);
 
     const reconcileSeconds = await reconcileInWorker(config);
-
-    const api = await startApi();
-    const queries = await queryMix(context.dataSource);
-    const token = benchToken();
-    const load = (seconds: number) =>
-      httpLoad({
-        url: api.url,
-        headers: { authorization: `Bearer ${token}` },
-        request: (i) => ({
-          path: `/api/videos/search?q=${encodeURIComponent(queries[i % queries.length]!)}`,
-        }),
-        concurrency,
-        durationSeconds: seconds,
-      });
-    await load(3);
-    const search = await load(15);
-    await api.process.stop();
     return {
       videos: await context.videos.count(),
+      generatedSeconds,
       import: imported,
       reindex: reindexed,
-      search,
       workerPeakRssBytes: await workerRss.stop(),
       reconcileSeconds,
     };

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { ENTRY, PATHS } from './kit';
 
 /**
  * CPU seconds used so far by each part of the system, summed over its processes (Linux /proc).
@@ -6,15 +7,36 @@ import { readdirSync, readFileSync } from 'node:fs';
  */
 export type CpuSeconds = Record<string, number>;
 
+const literally = (...paths: string[]) =>
+  new RegExp(paths.map((path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+
+/**
+ * The Node processes are this checkout's own builds: on a shared machine other checkouts run APIs,
+ * workers and CLIs of their own, which are not the bench's to count.
+ */
 const PARTS: [string, RegExp][] = [
   ['mysql', /mariadbd|mysqld/],
   ['redis', /redis-server/],
   ['elasticsearch', /org\.elasticsearch/],
   ['s3proxy', /s3proxy/],
-  ['worker', /worker\/src\/main\.js/],
-  ['api', /api\/src\/main\.js/],
-  ['cli', /worker\/src\/cli\.js|raw-bulk\.js/],
+  ['worker', literally(ENTRY.worker)],
+  ['api', literally(ENTRY.api)],
+  ['cli', literally(ENTRY.cli, PATHS.rawBulk)],
 ];
+
+/** The Elasticsearch node the bench talks to, once known; until then every node counts. */
+let elasticsearchPid: number | undefined;
+
+/**
+ * Counts only the Elasticsearch node that answers at `url` (it names its own process id): other
+ * nodes on the machine, such as a test cluster started and stopped beside the bench, would add
+ * their CPU to the bench's figures, and take it away again when they exit (negative shares).
+ */
+export async function watchElasticsearch(url: string): Promise<void> {
+  const response = await fetch(`${url}/_nodes/_local/process?filter_path=nodes.*.process.id`);
+  const { nodes } = (await response.json()) as { nodes: Record<string, { process: { id: number } }> };
+  elasticsearchPid = Object.values(nodes)[0]?.process.id;
+}
 
 const TICKS_PER_SECOND = 100;
 
@@ -53,7 +75,11 @@ export function cpuSeconds(): CpuSeconds {
           : PARTS.find(([, pattern]) =>
               pattern.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')),
             )?.[0];
-      if (!part) continue;
+      if (
+        !part ||
+        (part === 'elasticsearch' && elasticsearchPid !== undefined && Number(pid) !== elasticsearchPid)
+      )
+        continue;
       totals[part] = (totals[part] ?? 0) + statSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8'));
       if (part === 'elasticsearch') {
         totals['elasticsearch-jit'] = (totals['elasticsearch-jit'] ?? 0) + jitSeconds(pid);

@@ -10,7 +10,7 @@ function repositoryRoot(): string {
   return dir;
 }
 
-const ROOT = repositoryRoot();
+export const ROOT = repositoryRoot();
 
 export const ENTRY = {
   api: resolve(ROOT, 'dist/apps/api/src/main.js'),

@@ -1,10 +1,39 @@
+/**
+ * The bench kit: the one way a benchmark reaches the system it measures. Every other module under
+ * bench/ imports the product only through the shared library (`@app/shared/...`) and this kit;
+ * ESLint refuses a relative import of apps/ or test/ anywhere else in bench/ (eslint.config.mjs).
+ * So what a bench may touch is listed here, once:
+ *
+ * - the environment: its own database, index alias, bucket and Redis database, so that a running
+ *   demo and the tests keep their data (`BENCH_<NAME>` moves any of them elsewhere);
+ * - a context with the services a CLI command builds (MySQL, the repository, storage, the search
+ *   index service) plus `engine`, an Elasticsearch client of the kit's own for baselines that are
+ *   plain engine calls (a raw delete, a plain `multi_match`), which must not borrow the product's;
+ * - the product's processes: the API and the worker on free ports, and any built entry point;
+ * - the repository's paths: the sample, the bench cache, the docs.
+ */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Client } from '@elastic/elasticsearch';
 import { signDevToken } from '@app/shared/auth/dev-token';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { loadConfig } from '@app/shared/config/load-config';
 import { migrate } from '@app/shared/database/data-source';
+import { createSearchClient } from '@app/shared/search/search.client';
 import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
-import { startService, type RunningProcess } from '../../test/support/processes';
+import { ROOT, startService, type RunningProcess } from '../../test/support/processes';
+
+export { ENTRY, sleep, startProcess, type RunningProcess } from '../../test/support/processes';
+
+export const PATHS = {
+  /** The sample the repository ships (CC0, data/README.md). */
+  sample: resolve(ROOT, 'data/pyvideo.jsonl.gz'),
+  /** Generated data, reused between runs (git-ignored). */
+  cache: resolve(ROOT, '.cache/bench'),
+  docs: resolve(ROOT, 'docs'),
+  /** The reindex baseline's script, built (bench/raw-bulk.ts). */
+  rawBulk: resolve(ROOT, 'dist/bench/raw-bulk.js'),
+};
 
 /**
  * Benchmarks run on the local services with their own database, index alias and bucket, so a
@@ -32,9 +61,29 @@ export function applyBenchEnv(overrides: Record<string, string> = {}): AppConfig
   return loadConfig();
 }
 
-export async function openBenchContext(config: AppConfig): Promise<CliContext> {
-  await migrate(config);
+export interface BenchContext extends CliContext {
+  /** The kit's own Elasticsearch client, for baselines that talk to the engine directly. */
+  engine: Client;
+}
+
+/** The services of a CLI command and the kit's engine client, on whatever `config` names. */
+export async function openContext(config: AppConfig): Promise<BenchContext> {
   const context = await openCliContext(config);
+  const engine = createSearchClient(config);
+  return {
+    ...context,
+    engine,
+    async close() {
+      await engine.close();
+      await context.close();
+    },
+  };
+}
+
+/** `openContext` on the bench's environment, with its schema, bucket and index alias in place. */
+export async function openBenchContext(config: AppConfig): Promise<BenchContext> {
+  await migrate(config);
+  const context = await openContext(config);
   await context.storage.ensureBucket();
   await context.search.ensureAlias();
   return context;

@@ -1,0 +1,44 @@
+import { knownItemQueries, type KnownVideo } from './queries';
+
+const videos: KnownVideo[] = Array.from({ length: 200 }, (_, i) => ({
+  id: `video-${i}`,
+  title: `Talk number ${i} about asynchronous programming`,
+  description: `${Array.from({ length: 25 }, (__, w) => `word${(i * 7 + w) % 60}`).join(' ')} unique${i}`,
+}));
+
+describe('knownItemQueries', () => {
+  it('asks the same questions for the same videos and seed', () => {
+    expect(knownItemQueries(videos, 20)).toEqual(knownItemQueries(videos, 20));
+    expect(knownItemQueries(videos, 20, 1)).not.toEqual(knownItemQueries(videos, 20, 2));
+  });
+
+  it('takes the kinds in turn, each query pointing at the video it came from', () => {
+    const queries = knownItemQueries(videos, 10);
+    expect(queries.slice(0, 4).map((query) => query.kind)).toEqual([
+      'exact title',
+      'partial title',
+      'title with a typo',
+      'description words',
+    ]);
+    const byId = new Map(videos.map((video) => [video.id, video]));
+    for (const query of queries) {
+      const video = byId.get(query.target)!;
+      if (query.kind === 'exact title') expect(query.q).toBe(video.title);
+      if (query.kind === 'partial title') expect(video.title).toContain(query.q);
+      if (query.kind === 'title with a typo') {
+        expect(query.q).not.toBe(video.title);
+        expect([...query.q].sort()).toEqual([...video.title].sort());
+      }
+      if (query.kind === 'description words')
+        for (const word of query.q.split(' ')) expect(video.description).toContain(word);
+    }
+  });
+
+  it('never asks for a video whose title others share', () => {
+    const shared = videos.map((video, i) =>
+      i < 150 ? { ...video, title: 'Lightning talks about things' } : video,
+    );
+    const targets = knownItemQueries(shared, 20).map((query) => Number(query.target.split('-')[1]));
+    expect(targets.every((i) => i >= 150)).toBe(true);
+  });
+});
