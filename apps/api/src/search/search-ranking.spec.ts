@@ -11,8 +11,8 @@ interface Doc {
 }
 
 /**
- * An index that ranks a fixed list the way Elasticsearch does: by score alone with ties in
- * document order (the cheap window), or in the complete sort, after a position on a point in time.
+ * An index that ranks a fixed list the way Elasticsearch does in the complete sort, from an
+ * offset or after a position on a point in time.
  */
 class FakeIndex {
   readonly alias = 'videos';
@@ -45,8 +45,6 @@ class FakeIndex {
             (d.score === score && (key(d)[1] < published || (key(d)[1] === published && d.id > id))),
         );
       }
-    } else {
-      docs.sort((a, b) => b.score - a.score); // stable: ties stay in document order
     }
     const from = request.from ?? 0;
     const hits = docs.slice(from, from + (request.size ?? 10)).map((d) => ({
@@ -54,7 +52,6 @@ class FakeIndex {
       _id: d.id,
       _score: d.score,
       ...(request.sort ? { sort: [...key(d)] } : {}),
-      ...(d.published !== null ? { fields: { publishedAt: [String(d.published)] } } : {}),
     }));
     return Promise.resolve({
       took: 1,
@@ -72,47 +69,52 @@ const ranking = (index: FakeIndex) => new SearchRanking(index as unknown as Sear
 const doc = (id: string, score: number, published: number | null = 0): Doc => ({ id, score, published });
 
 describe('SearchRanking', () => {
-  it('orders ties within a page by newer date, then id, on one cheap request', async () => {
+  it('orders ties by newer date, then id, across the pages, one request per page', async () => {
     const index = new FakeIndex([
-      doc('c', 2, 10),
-      doc('b', 2, 20),
-      doc('a', 2, 20),
-      doc('z', 1),
-      doc('y', 0.5),
+      doc('top', 3),
+      doc('old', 2, 1),
+      doc('new', 2, 9),
+      doc('c', 2, 9),
+      doc('low', 1),
     ]);
-    const page = await ranking(index).page(criteria, 1, 3);
-    expect(page.hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
-    expect(index.requests).toHaveLength(1);
-    expect(index.requests[0]!.sort).toBeUndefined();
-    expect(page.next).toMatchObject({ lastId: 'c', after: [2, 10, 'c'] });
-  });
-
-  it('asks again in the complete order when equal scores cross the edge of the page', async () => {
-    // Document order puts the older "old" first; the complete order puts "new" on page 1.
-    const index = new FakeIndex([doc('top', 3), doc('old', 2, 1), doc('new', 2, 9), doc('low', 1)]);
+    index.suggest = { spelling: [{ text: 'pandas', options: [] }] };
     const first = await ranking(index).page(criteria, 1, 2);
-    expect(first.hits.map((h) => h.id)).toEqual(['top', 'new']);
-    expect(index.requests).toHaveLength(2);
-    expect(index.requests[1]!.sort).toBeDefined();
     const second = await ranking(index).page(criteria, 2, 2);
-    expect(second.hits.map((h) => h.id)).toEqual(['old', 'low']);
-    expect(second.next).toBeUndefined();
-  });
-
-  it('sees a tie with the hit just before the page too', async () => {
-    const index = new FakeIndex([doc('a', 3), doc('b', 2, 1), doc('c', 2, 5), doc('d', 1)]);
-    const second = await ranking(index).page(criteria, 2, 2);
-    expect(second.hits.map((h) => h.id)).toEqual(['b', 'd']);
+    const third = await ranking(index).page(criteria, 3, 2);
+    expect([first, second, third].map((p) => p.hits.map((h) => h.id))).toEqual([
+      ['top', 'c'],
+      ['new', 'old'],
+      ['low'],
+    ]);
+    expect(index.requests).toHaveLength(3);
+    expect(index.requests.every((request) => request.sort !== undefined)).toBe(true);
+    expect(first.next).toMatchObject({ lastId: 'c', after: [2, 9, 'c'] });
+    expect(third.next).toBeUndefined();
   });
 
   it('ranks again with the corrections when the index lacks a word, and keeps them for the cursor', async () => {
     const index = new FakeIndex([doc('a', 2), doc('b', 1)]);
     index.suggest = { spelling: [{ text: 'pnadas', options: [{ text: 'pandas' }] }] };
-    const page = await ranking(index).page({ ...criteria, q: 'pnadas' }, 1, 1);
+    const search = ranking(index);
+    const page = await search.page({ ...criteria, q: 'pnadas' }, 1, 1);
     expect(index.requests).toHaveLength(2);
     expect(JSON.stringify(index.requests[1]!.query)).toContain('"pandas"');
     expect(JSON.stringify(index.requests[1]!.query)).not.toContain('pnadas');
     expect(page.next?.corrections).toEqual({ pnadas: 'pandas' });
+    // The verdict is remembered: the same words again need neither the suggester nor a second request.
+    await search.page({ ...criteria, q: 'Pnadas' }, 2, 1);
+    expect(index.requests).toHaveLength(3);
+    expect(index.requests[2]!.suggest).toBeUndefined();
+    expect(JSON.stringify(index.requests[2]!.query)).toContain('"pandas"');
+  });
+
+  it('asks the suggester along with the first search of new words, and once only when all are held', async () => {
+    const index = new FakeIndex([doc('a', 2)]);
+    index.suggest = { spelling: [{ text: 'pandas', options: [] }] };
+    const search = ranking(index);
+    await search.page(criteria, 1, 5);
+    await search.page(criteria, 1, 5);
+    expect(index.requests.map((request) => request.suggest !== undefined)).toEqual([true, false]);
   });
 
   it('walks every result once through cursor positions while scores shift underneath', async () => {

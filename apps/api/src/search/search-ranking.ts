@@ -7,13 +7,13 @@ import {
   completeSort,
   correctedText,
   corrections,
-  MISSING_DATE,
   rankingQuery,
   typoSuggestions,
   type SearchCriteria,
   type Slice,
 } from '@app/shared/search/search-query.builder';
 import type { CursorPosition } from './search-cursor';
+import { TypoCorrections } from './typo-corrections';
 
 /** How long a cursor's point in time lives after each page read through it. */
 export const CURSOR_KEEP_ALIVE = '5m';
@@ -35,8 +35,9 @@ export interface Ranking {
 }
 
 type Hit = estypes.SearchHit;
+type Suggested = Parameters<typeof corrections>[0];
 
-/** Only what the ranking needs travels back: ids, scores, sort values, the ties' dates, the counts. */
+/** Only what the ranking needs travels back: ids, scores, sort values, the counts, the suggester's verdicts. */
 const FILTER_PATH = [
   'pit_id',
   'suggest',
@@ -44,66 +45,48 @@ const FILTER_PATH = [
   'hits.hits._id',
   'hits.hits._score',
   'hits.hits.sort',
-  'hits.hits.fields',
 ];
 
-/** Relevance ties break by newer `publishedAt`, then `id` (docs/contract.md §7). */
-function tieOrder(a: Hit, b: Hit): number {
-  const published = (hit: Hit) =>
-    Number((hit.fields?.publishedAt as string[] | undefined)?.[0] ?? MISSING_DATE.newest);
-  return (b._score ?? 0) - (a._score ?? 0) || published(b) - published(a) || (a._id! < b._id! ? -1 : 1);
-}
-
 /**
- * Asks the index for one page of a search. A page by number ranks by score alone (the cheap way:
- * Elasticsearch skips what cannot reach the page) with one hit on each side of the page, and orders
- * ties itself; only when a run of equal scores crosses the page's edge does it ask again in the
- * complete order. A cursor's page reads a point in time after the last hit shown, in the complete
- * order, so a walk neither repeats nor skips a video while the index changes.
+ * Asks the index for one page of a search, always in the complete order (score, then newer
+ * `publishedAt`, then `id`), one hit beyond the page to know whether another follows. A page by
+ * number reads the live index; a cursor's page reads a point in time after the last hit shown, so
+ * a walk neither repeats nor skips a video while the index changes. A word the index holds nowhere
+ * is replaced by its closest word (`TypoCorrections` remembers the index's verdicts).
  */
 @Injectable()
 export class SearchRanking {
+  private readonly typos = new TypoCorrections();
+
   constructor(private readonly index: SearchIndexService) {}
 
   async page(criteria: SearchCriteria, page: number, limit: number): Promise<Ranking> {
-    const start = (page - 1) * limit;
-    const scored = criteria.sort === 'relevance';
-    const before = scored && start > 0 ? 1 : 0;
-    const window: Slice = {
-      kind: 'window',
-      from: start - before,
-      size: limit + before + 1,
-      complete: !scored,
-    };
-    let response = await this.run({
-      ...buildSearchRequest(criteria, window, this.index.alias),
-      suggest: typoSuggestions(criteria.q),
-    });
-    const fixes = corrections(response.suggest);
-    const corrected = Object.keys(fixes).length > 0 ? { ...criteria, corrections: fixes } : criteria;
-    if (corrected !== criteria)
-      response = await this.run(buildSearchRequest(corrected, window, this.index.alias));
-
-    let hits = response.hits.hits ?? [];
-    let onPage = hits.slice(before, before + limit);
-    let beyond = hits[before + limit];
-    if (scored) {
-      const tied = (a?: Hit, b?: Hit) => a !== undefined && b !== undefined && a._score === b._score;
-      if (tied(hits[before - 1], onPage[0]) || tied(onPage.at(-1), beyond)) {
-        const complete: Slice = { kind: 'window', from: start, size: limit + 1, complete: true };
-        response = await this.run(buildSearchRequest(corrected, complete, this.index.alias));
-        hits = response.hits.hits ?? [];
-        onPage = hits.slice(0, limit);
-        beyond = hits[limit];
-      } else {
-        onPage = [...onPage].sort(tieOrder);
-      }
+    const window: Slice = { kind: 'window', from: (page - 1) * limit, size: limit + 1 };
+    const request = (searched: SearchCriteria) => buildSearchRequest(searched, window, this.index.alias);
+    let fixes = this.typos.lookup(criteria.q);
+    let response: estypes.SearchResponse;
+    if (fixes) {
+      response = await this.run(request({ ...criteria, corrections: fixes }));
+    } else {
+      // Words not asked about yet: the suggester rides along; only when it finds a word the index
+      // lacks does the search run again, with the correction.
+      response = await this.run({ ...request(criteria), suggest: typoSuggestions(criteria.q) });
+      const suggested = response.suggest as Suggested;
+      fixes = corrections(suggested);
+      this.typos.learn(
+        (suggested?.spelling ?? []).map((entry) => entry.text),
+        fixes,
+      );
+      if (Object.keys(fixes).length > 0)
+        response = await this.run(request({ ...criteria, corrections: fixes }));
     }
+    const hits = response.hits.hits ?? [];
+    const onPage = hits.slice(0, limit);
     const last = onPage.at(-1);
     return {
       ...this.counted(response, onPage),
-      ...(beyond && last
-        ? { next: { after: last.sort ?? this.sortValues(last), lastId: last._id!, corrections: fixes } }
+      ...(hits.length > limit && last
+        ? { next: { after: last.sort!, lastId: last._id!, corrections: fixes } }
         : {}),
     };
   }
@@ -152,12 +135,6 @@ export class SearchRanking {
     };
   }
 
-  /** The sort values of a hit of a page ranked by score alone, as the complete order would give them. */
-  private sortValues(hit: Hit): estypes.SortResults {
-    const published = (hit.fields?.publishedAt as string[] | undefined)?.[0];
-    return [hit._score ?? 0, published === undefined ? MISSING_DATE.newest : Number(published), hit._id!];
-  }
-
   /** The complete-order position of `id` in the point in time, or undefined when it is gone from the index. */
   private async relocate(
     criteria: SearchCriteria,
@@ -172,8 +149,7 @@ export class SearchRanking {
       query: {
         bool: {
           filter: [{ ids: { values: [id] } }],
-          should: rankingQuery(correctedText(criteria.q, criteria.corrections)),
-          minimum_should_match: 1,
+          must: rankingQuery(correctedText(criteria.q, criteria.corrections)),
         },
       },
       sort: completeSort(criteria.sort),

@@ -2,9 +2,6 @@ import type { estypes } from '@elastic/elasticsearch';
 import { VideoState } from '../video/video-state';
 import { MAX_RESULT_WINDOW } from './search-params';
 
-/** Where words are looked for, and how much a match there counts. */
-const FIELDS = ['title^3', 'tags.text^2', 'description'];
-
 export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const;
 export type SearchSort = (typeof SEARCH_SORTS)[number];
 
@@ -21,13 +18,11 @@ export interface SearchCriteria {
 }
 
 /**
- * Which part of the ranking to read:
- * - `window`: `size` hits from position `from`. `complete: false` ranks by score alone, the cheap way
- *   (Elasticsearch skips documents that cannot reach the page); the caller orders ties itself.
- * - `after`: the hits after a sort position, on a point in time (a cursor's page).
+ * Which part of the ranking to read: `size` hits from position `from` (a page by number), or the
+ * hits after a sort position on a point in time (a cursor's page). Both in the complete order.
  */
 export type Slice =
-  | { kind: 'window'; from: number; size: number; complete: boolean }
+  | { kind: 'window'; from: number; size: number }
   | {
       kind: 'after';
       pit: string;
@@ -62,23 +57,34 @@ export function correctedText(q: string, corrections: Record<string, string> = {
 }
 
 /**
- * The scoring part of a search, cheap enough to run over every match of a million videos:
- * - recall and the main score: any word in any field, the best field counting (`best_fields`
- *   without a tie breaker: a tie breaker keeps Elasticsearch from skipping documents that cannot
- *   reach the page, and cost six times as much, measured);
- * - every word present, across the fields (×2): a conjunction, so it visits only documents that
- *   hold all the words;
- * - the words as a phrase in the title (slop 2, ×4): checked only where all the words are.
- * Typos are handled before this query runs (`corrections`), not by fuzzy expansion of every word,
- * which cost five times the plain query at a million videos. The text only ever reaches
- * `match`-family queries, which analyse it as plain words: quotes, colons or `AND` are never syntax.
+ * The scoring part of a search: one `dis_max`, whose score is its best alternative's:
+ * - any word in the title (×3), the tags (×2) or the description (×2);
+ * - every word in the title (×6) or in the description (×3): all words rank above some;
+ * - the words as a phrase in the title, slop 2 (×9): phrase and proximity rank higher.
+ * A title match outranks a description-only one at each level. One `dis_max` without a tie breaker
+ * lets Elasticsearch skip documents that cannot reach the page, so it costs about what a plain
+ * `multi_match` costs; the same signals as separate `should` clauses (summed) cost 1.6–2× as
+ * much at 121,713 videos, a tie breaker six times (docs/benchmarking.md). Typos are handled before this
+ * query runs (`corrections`), not by fuzzy expansion of every word, which cost five times the
+ * plain query at a million videos. The text only ever reaches `match`-family queries, which
+ * analyse it as plain words: quotes, colons or `AND` are never syntax.
  */
-export function rankingQuery(text: string): estypes.QueryDslQueryContainer[] {
-  return [
-    { multi_match: { query: text, fields: FIELDS, type: 'best_fields' } },
-    { multi_match: { query: text, fields: FIELDS, type: 'cross_fields', operator: 'and', boost: 2 } },
-    { match_phrase: { title: { query: text, slop: 2, boost: 4 } } },
-  ];
+export function rankingQuery(text: string): estypes.QueryDslQueryContainer {
+  const match = (field: string, boost: number, operator: 'or' | 'and' = 'or') => ({
+    match: { [field]: { query: text, boost, operator } },
+  });
+  return {
+    dis_max: {
+      queries: [
+        match('title', 3),
+        match('tags.text', 2),
+        match('description', 2),
+        match('title', 6, 'and'),
+        match('description', 3, 'and'),
+        { match_phrase: { title: { query: text, slop: 2, boost: 9 } } },
+      ],
+    },
+  };
 }
 
 function filters(criteria: SearchCriteria): estypes.QueryDslQueryContainer[] {
@@ -122,12 +128,10 @@ export function buildSearchRequest(
   slice: Slice,
   index: string,
 ): estypes.SearchRequest {
-  const scored = criteria.sort === 'relevance';
   const query: estypes.QueryDslQueryContainer = {
     bool: {
       filter: filters(criteria),
-      should: rankingQuery(correctedText(criteria.q, criteria.corrections)),
-      minimum_should_match: 1,
+      must: rankingQuery(correctedText(criteria.q, criteria.corrections)),
     },
   };
   // Exact up to the window any page can reach, then a lower bound: counting every match of a
@@ -143,15 +147,13 @@ export function buildSearchRequest(
       track_scores: true,
     };
   }
-  const cheap = scored && !slice.complete;
   return {
     ...common,
     index,
     from: slice.from,
     size: slice.size,
-    // Ranked by score alone, the caller orders ties by the fields it asks for here.
-    ...(cheap ? { docvalue_fields: [{ field: 'publishedAt', format: 'epoch_millis' }] } : {}),
-    ...(cheap ? {} : { sort: completeSort(criteria.sort), track_scores: true }),
+    sort: completeSort(criteria.sort),
+    track_scores: true,
   };
 }
 

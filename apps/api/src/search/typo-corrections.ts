@@ -1,0 +1,37 @@
+import { LRUCache } from 'lru-cache';
+
+/** Words as the index's standard tokenizer sees them, near enough: letters and digits, inner apostrophes. */
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+
+/** No correction: the index holds the word, or holds nothing close to it. */
+const NONE = '';
+
+/**
+ * What the index said about each word a search asked it about: held (no correction) or the word
+ * that replaces it. A search whose words are all known here needs no suggester and never a second
+ * ranking; popular words are asked about once per `ttlMs`, so a word that new videos bring in stops
+ * being corrected within that time.
+ */
+export class TypoCorrections {
+  private readonly known: LRUCache<string, string>;
+
+  constructor(maxWords = 50_000, ttlMs = 10 * 60_000) {
+    this.known = new LRUCache({ max: maxWords, ttl: ttlMs });
+  }
+
+  /** The corrections of `q`'s words, or undefined when some word has not been asked about yet. */
+  lookup(q: string): Record<string, string> | undefined {
+    const found: Record<string, string> = {};
+    for (const word of q.toLowerCase().match(WORD) ?? []) {
+      const correction = this.known.get(word);
+      if (correction === undefined) return undefined;
+      if (correction !== NONE) found[word] = correction;
+    }
+    return found;
+  }
+
+  /** Remembers the suggester's verdict on every word it was asked about. */
+  learn(asked: string[], corrections: Record<string, string>): void {
+    for (const word of asked) this.known.set(word.toLowerCase(), corrections[word.toLowerCase()] ?? NONE);
+  }
+}
