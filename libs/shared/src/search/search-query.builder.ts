@@ -137,6 +137,9 @@ export function buildSearchRequest(
   // Exact up to the window any page can reach, then a lower bound: counting every match of a
   // common word in a million videos costs more than the search itself.
   const common = { query, _source: false, track_total_hits: MAX_RESULT_WINDOW } as const;
+  // A date order still reports each item's relevance. Sorted by score, the scores come anyway, and
+  // asking for them again makes Elasticsearch score every match: twice the cost, measured.
+  const tracked = criteria.sort === 'relevance' ? {} : { track_scores: true };
   if (slice.kind === 'after') {
     return {
       ...common,
@@ -144,7 +147,7 @@ export function buildSearchRequest(
       pit: { id: slice.pit, keep_alive: slice.keepAlive },
       sort: completeSort(criteria.sort),
       ...(slice.searchAfter ? { search_after: slice.searchAfter } : {}),
-      track_scores: true,
+      ...tracked,
     };
   }
   return {
@@ -153,7 +156,7 @@ export function buildSearchRequest(
     from: slice.from,
     size: slice.size,
     sort: completeSort(criteria.sort),
-    track_scores: true,
+    ...tracked,
   };
 }
 
