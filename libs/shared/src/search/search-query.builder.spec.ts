@@ -57,6 +57,8 @@ describe('buildSearchRequest', () => {
     expect(request.from).toBe(40);
     expect(request.size).toBe(20);
     expect(request.track_total_hits).toBe(10_000);
+    // Sorted by score, the scores come anyway: track_scores would make Elasticsearch score every match.
+    expect(request.track_scores).toBeUndefined();
     expect(request.sort).toEqual([
       { _score: { order: 'desc' } },
       { publishedAt: { order: 'desc', missing: MISSING_DATE.newest } },

@@ -1,0 +1,150 @@
+import type { AppConfig } from '@app/shared/config/config.schema';
+import type { MetricsService } from '@app/shared/metrics/metrics.service';
+import type { JobQueues } from '@app/shared/queue/job-queues.service';
+import type { SearchCriteria } from '@app/shared/search/search-query.builder';
+import type { VideoRepository, VideoSummary } from '@app/shared/video/video.repository';
+import type { CursorPosition } from './search-cursor';
+import type { Ranking, SearchRanking } from './search-ranking';
+import type { SearchQuery } from './search-query.schema';
+import { VideoSearchService } from './video-search.service';
+
+const summary = (id: string, version = 1): VideoSummary => ({
+  id,
+  title: `Title ${id}`,
+  description: '',
+  authorId: 'a1',
+  publishedAt: null,
+  tags: [],
+  version,
+});
+
+/** A ranking that answers what a test set, and records how it was asked. */
+class FakeRanking {
+  answer: Ranking = { hits: [], total: 0, relation: 'eq' };
+  readonly calls: { kind: 'page' | 'after'; criteria: SearchCriteria; at: number | CursorPosition }[] = [];
+
+  page(criteria: SearchCriteria, page: number): Promise<Ranking> {
+    this.calls.push({ kind: 'page', criteria, at: page });
+    return Promise.resolve(this.answer);
+  }
+
+  after(criteria: SearchCriteria, position: CursorPosition): Promise<Ranking> {
+    this.calls.push({ kind: 'after', criteria, at: position });
+    return Promise.resolve(this.answer);
+  }
+}
+
+/** MySQL as a map of active rows. */
+class FakeVideos {
+  constructor(readonly active: Map<string, VideoSummary>) {}
+
+  findActiveVersions(ids: string[]): Promise<Map<string, number>> {
+    return Promise.resolve(
+      new Map(ids.filter((id) => this.active.has(id)).map((id) => [id, this.active.get(id)!.version])),
+    );
+  }
+
+  findActiveByIds(ids: string[]): Promise<VideoSummary[]> {
+    return Promise.resolve(ids.flatMap((id) => (this.active.has(id) ? [this.active.get(id)!] : [])));
+  }
+}
+
+const query = (overrides: Partial<SearchQuery> = {}): SearchQuery => ({
+  q: 'okapi',
+  dateFrom: undefined,
+  dateTo: undefined,
+  limit: 2,
+  sort: 'relevance',
+  ...overrides,
+});
+
+describe('VideoSearchService', () => {
+  let ranking: FakeRanking;
+  let videos: FakeVideos;
+  let repaired: string[];
+  let service: VideoSearchService;
+
+  beforeEach(() => {
+    ranking = new FakeRanking();
+    videos = new FakeVideos(new Map(['v1', 'v2', 'v3'].map((id) => [id, summary(id)])));
+    repaired = [];
+    const queues = {
+      queueIndexRepair: (id: string) => {
+        repaired.push(id);
+        return Promise.resolve();
+      },
+    };
+    service = new VideoSearchService(
+      ranking as unknown as SearchRanking,
+      videos as unknown as VideoRepository,
+      queues as unknown as JobQueues,
+      { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
+      { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig,
+    );
+  });
+
+  const body = async (q: SearchQuery) =>
+    JSON.parse((await service.search(q)).toString()) as {
+      items: { id: string; score: number }[];
+      page: number;
+      total: number;
+      totalRelation: string;
+      nextCursor?: string;
+    };
+
+  it('drops hits MySQL says are not active, repairs their documents and counts them out', async () => {
+    ranking.answer = {
+      hits: [
+        { id: 'v1', score: 3 },
+        { id: 'gone', score: 2 },
+        { id: 'v2', score: 1 },
+      ],
+      total: 7,
+      relation: 'eq',
+    };
+    const answer = await body(query({ limit: 3 }));
+    expect(answer.items.map((item) => [item.id, item.score])).toEqual([
+      ['v1', 3],
+      ['v2', 1],
+    ]);
+    expect(answer.total).toBe(6);
+    expect(repaired).toEqual(['gone']);
+  });
+
+  it('hands out a cursor for the next page that leads the ranking there, for this search only', async () => {
+    ranking.answer = {
+      hits: [
+        { id: 'v1', score: 3 },
+        { id: 'v2', score: 2 },
+      ],
+      total: 12_000,
+      relation: 'gte',
+      next: { after: [2, 0, 'v2'], lastId: 'v2', corrections: {} },
+    };
+    const first = await body(query());
+    expect(first).toMatchObject({ page: 1, total: 12_000, totalRelation: 'gte' });
+    expect(first.nextCursor).toEqual(expect.any(String));
+
+    ranking.answer = { hits: [{ id: 'v3', score: 1 }], total: 12_000, relation: 'gte' };
+    const second = await body(query({ cursor: first.nextCursor }));
+    expect(second.page).toBe(2);
+    expect(second.nextCursor).toBeUndefined();
+    expect(ranking.calls[1]).toMatchObject({ kind: 'after', at: { lastId: 'v2', page: 2 } });
+
+    await expect(service.search(query({ q: 'other', cursor: first.nextCursor }))).rejects.toMatchObject({
+      status: 400,
+    });
+    // A refused cursor never reaches the index.
+    expect(ranking.calls).toHaveLength(2);
+  });
+
+  it('passes the filters and the sort on to the ranking', async () => {
+    const from = new Date('2024-01-01T00:00:00Z');
+    await service.search(query({ authorId: 'a1', dateFrom: from, sort: 'oldest', page: 3 }));
+    expect(ranking.calls[0]).toMatchObject({
+      kind: 'page',
+      at: 3,
+      criteria: { q: 'okapi', authorId: 'a1', from, sort: 'oldest' },
+    });
+  });
+});
