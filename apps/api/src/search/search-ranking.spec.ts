@@ -20,6 +20,8 @@ class FakeIndex {
   pits = 0;
   suggest: Record<string, { text: string; options: { text: string }[] }[]> = {};
   fail?: Error;
+  /** Words some document holds (what a size-0 count on `spelling` finds). */
+  held = new Set<string>();
 
   constructor(public docs: Doc[]) {}
 
@@ -31,6 +33,13 @@ class FakeIndex {
   search(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {
     this.requests.push(request);
     if (this.fail) return Promise.reject(this.fail);
+    const counted = (request.aggs?.held?.filters?.filters ?? {}) as Record<string, unknown>;
+    if (request.aggs) {
+      const buckets = Object.fromEntries(
+        Object.keys(counted).map((word) => [word, { doc_count: this.held.has(word) ? 1 : 0 }]),
+      );
+      return Promise.resolve({ hits: { hits: [] }, aggregations: { held: { buckets } } } as never);
+    }
     const idFilter = JSON.stringify(request.query).match(/"ids":\{"values":\["([^"]+)"\]/)?.[1];
     let docs = idFilter ? this.docs.filter((d) => d.id === idFilter) : [...this.docs];
     const key = (d: Doc) => [d.score, d.published ?? MISSING_DATE.newest, d.id] as const;
@@ -97,15 +106,27 @@ describe('SearchRanking', () => {
     index.suggest = { spelling: [{ text: 'pnadas', options: [{ text: 'pandas' }] }] };
     const search = ranking(index);
     const page = await search.page({ ...criteria, q: 'pnadas' }, 1, 1);
-    expect(index.requests).toHaveLength(2);
-    expect(JSON.stringify(index.requests[1]!.query)).toContain('"pandas"');
-    expect(JSON.stringify(index.requests[1]!.query)).not.toContain('pnadas');
+    // Suggester along with the search, a count that no shard holds the word, the corrected search.
+    expect(index.requests).toHaveLength(3);
+    expect(index.requests[1]!.aggs).toBeDefined();
+    expect(JSON.stringify(index.requests[2]!.query)).toContain('"pandas"');
+    expect(JSON.stringify(index.requests[2]!.query)).not.toContain('pnadas');
     expect(page.next?.corrections).toEqual({ pnadas: 'pandas' });
     // The verdict is remembered: the same words again need neither the suggester nor a second request.
     await search.page({ ...criteria, q: 'Pnadas' }, 2, 1);
-    expect(index.requests).toHaveLength(3);
-    expect(index.requests[2]!.suggest).toBeUndefined();
-    expect(JSON.stringify(index.requests[2]!.query)).toContain('"pandas"');
+    expect(index.requests).toHaveLength(4);
+    expect(index.requests[3]!.suggest).toBeUndefined();
+    expect(JSON.stringify(index.requests[3]!.query)).toContain('"pandas"');
+  });
+
+  it('never corrects a word some shard holds, though another shard suggests a correction for it', async () => {
+    const index = new FakeIndex([doc('a', 2)]);
+    index.suggest = { spelling: [{ text: '1104', options: [{ text: '1014' }] }] };
+    index.held.add('1104');
+    const page = await ranking(index).page({ ...criteria, q: 'drill 1104' }, 1, 5);
+    expect(index.requests).toHaveLength(2);
+    expect(page.hits.map((hit) => hit.id)).toEqual(['a']);
+    expect(JSON.stringify(index.requests[0]!.query)).toContain('1104');
   });
 
   it('asks the suggester along with the first search of new words, and once only when all are held', async () => {

@@ -7,6 +7,8 @@ import {
   completeSort,
   correctedText,
   corrections,
+  heldWords,
+  heldWordsRequest,
   rankingQuery,
   typoSuggestions,
   type SearchCriteria,
@@ -72,7 +74,7 @@ export class SearchRanking {
       // lacks does the search run again, with the correction.
       response = await this.run({ ...request(criteria), suggest: typoSuggestions(criteria.q) });
       const suggested = response.suggest as Suggested;
-      fixes = corrections(suggested);
+      fixes = await this.unlessHeld(corrections(suggested));
       this.typos.learn(
         (suggested?.spelling ?? []).map((entry) => entry.text),
         fixes,
@@ -89,6 +91,16 @@ export class SearchRanking {
         ? { next: { after: last.sort!, lastId: last._id!, corrections: fixes } }
         : {}),
     };
+  }
+
+  /** The corrections whose word no shard holds (each shard's suggester sees only its own words). */
+  private async unlessHeld(fixes: Record<string, string>): Promise<Record<string, string>> {
+    const words = Object.keys(fixes);
+    if (words.length === 0) return fixes;
+    const held = heldWords(
+      await this.unlessUnavailable(() => this.index.search(heldWordsRequest(this.index.alias, words))),
+    );
+    return Object.fromEntries(Object.entries(fixes).filter(([word]) => !held.has(word)));
   }
 
   /** The page after a cursor's position. */

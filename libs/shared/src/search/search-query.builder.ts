@@ -174,6 +174,34 @@ export function typoSuggestions(q: string): estypes.SearchSuggester {
   };
 }
 
+/**
+ * Asks whether the index holds each of `words` anywhere: a size-0 search counting, per word, the
+ * documents whose `spelling` field has it. The suggester's "missing" is per shard: with several
+ * shards, a word present in one shard but not another comes back with a correction.
+ */
+export function heldWordsRequest(index: string, words: string[]): estypes.SearchRequest {
+  return {
+    index,
+    size: 0,
+    track_total_hits: false,
+    aggs: {
+      held: {
+        filters: { filters: Object.fromEntries(words.map((word) => [word, { term: { spelling: word } }])) },
+      },
+    },
+  };
+}
+
+/** The words of `heldWordsRequest` that some document holds. */
+export function heldWords(response: estypes.SearchResponse): Set<string> {
+  const held = response.aggregations?.held as { buckets?: Record<string, { doc_count: number }> } | undefined;
+  return new Set(
+    Object.entries(held?.buckets ?? {})
+      .filter(([, bucket]) => bucket.doc_count > 0)
+      .map(([word]) => word),
+  );
+}
+
 type SuggestAnswer = Record<string, { text: string; options?: { text: string }[] | { text: string } }[]>;
 
 /** The corrections in `typoSuggestions`' answer: each word the index lacks, with its closest word. */
