@@ -1,13 +1,5 @@
 import type { DataSource } from 'typeorm';
-
-/** A small deterministic PRNG, so every run asks the same questions. */
-export function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
+import { seeded } from './random';
 
 export type Kind = 'exact title' | 'partial title' | 'title with a typo' | 'description words';
 

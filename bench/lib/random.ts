@@ -4,6 +4,18 @@
  */
 
 /**
+ * A small LCG (modulo 2^31): the known-item queries are drawn with it, so every run (and every
+ * published relevance result) asks the same questions. New generated data uses `prng`.
+ */
+export function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/**
  * sfc32 (Chris Doty-Humphrey's small fast counting generator), seeded through splitmix32: 128 bits
  * of state, a period far beyond the few hundred million draws a million videos take, and it passes
  * PractRand. An LCG modulo 2^31, as the query mixes use, repeats structure in consecutive draws.

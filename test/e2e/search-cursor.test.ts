@@ -1,23 +1,11 @@
+import type { ProblemBody } from '@app/shared/http/problem';
+import type { SearchPage as Page } from '../../apps/api/src/search/search-query.schema';
 import { seedVideos } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 
 const reader = token('reader');
 const admin = token('boss', ['admin']);
-
-interface Page {
-  items: { id: string; score: number; publishedAt: string | null }[];
-  page: number;
-  total: number;
-  totalRelation: 'eq' | 'gte';
-  nextCursor?: string;
-}
-
-interface Problem {
-  status: number;
-  detail: string;
-  errors: { name: string; reason: string }[];
-}
 
 /** Cursor paging (docs/contract.md §7) on the real services: walks, refusals, sorts. */
 describe('search cursors (contract §7)', () => {
@@ -106,10 +94,10 @@ describe('search cursors (contract §7)', () => {
     }, 30_000);
 
     const refused = async (query: string, name: string) => {
-      const response = await search<Problem>(query);
+      const response = await search<ProblemBody>(query);
       expect(response.status).toBe(400);
       expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
-      expect(response.body.errors.map((error) => error.name)).toEqual([name]);
+      expect(response.body.errors?.map((error) => error.name)).toEqual([name]);
       return response.body;
     };
 

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { elasticsearchNodes } from '@app/shared/search/search.client';
 import { freePort, waitFor } from './processes';
 
 export interface ElasticsearchNode {
@@ -275,11 +276,11 @@ export async function startElasticsearchCluster(
   };
   try {
     await Promise.all(nodes.map((node) => node.start()));
-    const health = await fetch(
-      `${nodes[0]!.url}/_cluster/health?wait_for_nodes=${size}&wait_for_status=green&timeout=60s`,
-      { signal: AbortSignal.timeout(70_000) },
+    // Elasticsearch answers 408 when the wait times out: clusterRead throws with its body.
+    await clusterRead(
+      nodes[0]!.url,
+      `/_cluster/health?wait_for_nodes=${size}&wait_for_status=green&timeout=60s`,
     );
-    if (health.status !== 200) throw new Error(`cluster of ${size} not formed: ${await health.text()}`);
   } catch (error) {
     await cluster.destroy();
     throw error;
@@ -293,7 +294,7 @@ export async function startElasticsearchCluster(
  * through SearchIndexService; a test inspecting the cluster does not need a client for that.
  */
 export async function clusterRead<T>(url: string, path: string, timeoutMs = 70_000): Promise<T> {
-  const response = await fetch(`${url.split(',')[0]!.replace(/\/$/, '')}${path}`, {
+  const response = await fetch(`${elasticsearchNodes(url)[0]!.replace(/\/$/, '')}${path}`, {
     signal: AbortSignal.timeout(timeoutMs),
   });
   if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);

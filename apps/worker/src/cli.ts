@@ -10,6 +10,7 @@ import { VideoImporter } from '@app/shared/importer/video-importer';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
 import { ReindexService } from '@app/shared/search/reindex.service';
+import { shardCountAdvice } from '@app/shared/search/search-index.service';
 import { openCliContext } from './cli/cli-context';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
 
@@ -53,13 +54,9 @@ program
           videos,
         }),
       );
-      for (const { index, shards } of indices) {
-        if (shards !== config.ELASTICSEARCH_SHARDS) {
-          console.warn(
-            `${index} has ${shards} shard(s), ELASTICSEARCH_SHARDS is ${config.ELASTICSEARCH_SHARDS}: ` +
-              'run `npm run cli -- reindex` to rebuild it with the new count.',
-          );
-        }
+      for (const report of indices) {
+        const advice = shardCountAdvice(report, config.ELASTICSEARCH_SHARDS);
+        if (advice) console.warn(`${advice}.`);
       }
     } finally {
       await context.close();

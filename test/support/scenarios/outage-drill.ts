@@ -313,8 +313,8 @@ export async function indexDrift(
     'SELECT id, version FROM videos',
   );
   const documents = new Map<string, number>();
-  for await (const ids of context.search.documentIdBatches()) {
-    for (const [id, version] of await context.search.versions(ids)) documents.set(id, version);
+  for await (const batch of context.search.documentVersionBatches()) {
+    for (const [id, version] of batch) documents.set(id, version);
   }
   let missing = 0;
   let stale = 0;

@@ -4,12 +4,10 @@ import { ProblemException } from '@app/shared/http/problem';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
 import {
   buildSearchRequest,
-  completeSort,
-  correctedText,
   corrections,
   heldWords,
   heldWordsRequest,
-  rankingQuery,
+  positionRequest,
   typoSuggestions,
   type SearchCriteria,
   type Slice,
@@ -17,9 +15,9 @@ import {
 import type { CursorPosition } from './search-cursor';
 import { TypoCorrections } from './typo-corrections';
 
-/** How long a cursor's point in time lives after each page read through it. */
-export const CURSOR_KEEP_ALIVE = '5m';
+/** How long a cursor, and the point in time it reads, live after each page read through it. */
 export const CURSOR_TTL_MS = 5 * 60_000;
+const CURSOR_KEEP_ALIVE = `${CURSOR_TTL_MS / 1_000}s`;
 
 export interface RankedHit {
   id: string;
@@ -36,7 +34,6 @@ export interface Ranking {
   next?: Omit<CursorPosition, 'page'>;
 }
 
-type Hit = estypes.SearchHit;
 type Suggested = Parameters<typeof corrections>[0];
 
 /** Only what the ranking needs travels back: ids, scores, sort values, the counts, the suggester's verdicts. */
@@ -48,6 +45,30 @@ const FILTER_PATH = [
   'hits.hits._score',
   'hits.hits.sort',
 ];
+
+/**
+ * The page of a response asked for `limit + 1` hits, and where the next page starts when the
+ * extra hit says there is one (on `pit`, when the page was read on a point in time).
+ */
+function ranked(
+  response: estypes.SearchResponse,
+  limit: number,
+  corrections: Record<string, string>,
+  pit?: string,
+): Ranking {
+  const hits = response.hits.hits ?? [];
+  const onPage = hits.slice(0, limit);
+  const last = onPage.at(-1);
+  const total = response.hits.total;
+  return {
+    hits: onPage.map((hit) => ({ id: hit._id!, score: hit._score ?? 0 })),
+    total: typeof total === 'number' ? total : (total?.value ?? 0),
+    relation: typeof total === 'object' && total.relation === 'gte' ? 'gte' : 'eq',
+    ...(hits.length > limit && last
+      ? { next: { ...(pit ? { pit } : {}), after: last.sort!, lastId: last._id!, corrections } }
+      : {}),
+  };
+}
 
 /**
  * Asks the index for one page of a search, always in the complete order (score, then newer
@@ -82,15 +103,7 @@ export class SearchRanking {
       if (Object.keys(fixes).length > 0)
         response = await this.run(request({ ...criteria, corrections: fixes }));
     }
-    const hits = response.hits.hits ?? [];
-    const onPage = hits.slice(0, limit);
-    const last = onPage.at(-1);
-    return {
-      ...this.counted(response, onPage),
-      ...(hits.length > limit && last
-        ? { next: { after: last.sort!, lastId: last._id!, corrections: fixes } }
-        : {}),
-    };
+    return ranked(response, limit, fixes);
   }
 
   /** The corrections whose word no shard holds (each shard's suggester sees only its own words). */
@@ -129,22 +142,7 @@ export class SearchRanking {
         throw ProblemException.badRequest([{ name: 'cursor', reason: 'cursor has expired; search again' }]);
       throw error;
     }
-    const hits = response.hits.hits ?? [];
-    const onPage = hits.slice(0, limit);
-    const last = onPage.at(-1);
-    return {
-      ...this.counted(response, onPage),
-      ...(hits.length > limit && last
-        ? {
-            next: {
-              pit: response.pit_id ?? pit,
-              after: last.sort!,
-              lastId: last._id!,
-              corrections: position.corrections,
-            },
-          }
-        : {}),
-    };
+    return ranked(response, limit, position.corrections, response.pit_id ?? pit);
   }
 
   /** The complete-order position of `id` in the point in time, or undefined when it is gone from the index. */
@@ -153,29 +151,8 @@ export class SearchRanking {
     pit: string,
     id: string,
   ): Promise<estypes.SortResults | undefined> {
-    const response = await this.run({
-      pit: { id: pit, keep_alive: CURSOR_KEEP_ALIVE },
-      size: 1,
-      _source: false,
-      // Its state may have changed since: only the score is wanted, so the filters are left out.
-      query: {
-        bool: {
-          filter: [{ ids: { values: [id] } }],
-          must: rankingQuery(correctedText(criteria.q, criteria.corrections)),
-        },
-      },
-      sort: completeSort(criteria.sort),
-    });
+    const response = await this.run(positionRequest(criteria, { id: pit, keepAlive: CURSOR_KEEP_ALIVE }, id));
     return response.hits.hits?.[0]?.sort;
-  }
-
-  private counted(response: estypes.SearchResponse, onPage: Hit[]): Omit<Ranking, 'next'> {
-    const total = response.hits.total;
-    return {
-      hits: onPage.map((hit) => ({ id: hit._id!, score: hit._score ?? 0 })),
-      total: typeof total === 'number' ? total : (total?.value ?? 0),
-      relation: typeof total === 'object' && total.relation === 'gte' ? 'gte' : 'eq',
-    };
   }
 
   private run(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {

@@ -1,7 +1,5 @@
 import { LRUCache } from 'lru-cache';
-
-/** Words as the index's standard tokenizer sees them, near enough: letters and digits, inner apostrophes. */
-const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+import { QUERY_WORD } from '@app/shared/search/search-query.builder';
 
 /** No correction: the index holds the word, or holds nothing close to it. */
 const NONE = '';
@@ -22,7 +20,7 @@ export class TypoCorrections {
   /** The corrections of `q`'s words, or undefined when some word has not been asked about yet. */
   lookup(q: string): Record<string, string> | undefined {
     const found: Record<string, string> = {};
-    for (const word of q.toLowerCase().match(WORD) ?? []) {
+    for (const word of q.toLowerCase().match(QUERY_WORD) ?? []) {
       const correction = this.known.get(word);
       if (correction === undefined) return undefined;
       if (correction !== NONE) found[word] = correction;

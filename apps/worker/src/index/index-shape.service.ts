@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { SearchIndexService } from '@app/shared/search/search-index.service';
+import { SearchIndexService, shardCountAdvice } from '@app/shared/search/search-index.service';
 
 /**
  * A worker that starts with a new ELASTICSEARCH_REPLICAS gives the live index that many replicas:
@@ -36,11 +36,9 @@ export class IndexShapeService implements OnApplicationBootstrap {
           'index replica count changed to ELASTICSEARCH_REPLICAS',
         );
       }
-      if (report.shards !== shards) {
-        this.logger.warn(
-          { index: report.index, shards: report.shards, configuredShards: shards },
-          'index shard count differs from ELASTICSEARCH_SHARDS: run `npm run cli -- reindex` to rebuild it with the new count',
-        );
+      const advice = shardCountAdvice(report, shards);
+      if (advice) {
+        this.logger.warn({ index: report.index, shards: report.shards, configuredShards: shards }, advice);
       }
     }
   }

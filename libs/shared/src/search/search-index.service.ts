@@ -18,6 +18,15 @@ export interface IndexShapeReport {
   previousReplicas?: number;
 }
 
+/** What to do about an index whose shard count is not the configured one (a reindex), or undefined. */
+export function shardCountAdvice(report: IndexShapeReport, configuredShards: number): string | undefined {
+  if (report.shards === configuredShards) return undefined;
+  return (
+    `${report.index} has ${report.shards} shard(s), which differs from ELASTICSEARCH_SHARDS (${configuredShards}): ` +
+    'run `npm run cli -- reindex` to rebuild it with the new count'
+  );
+}
+
 export interface BulkOutcome {
   indexed: number;
   /** Documents the index already held at a newer version: not an error, the newer write won. */
@@ -157,24 +166,33 @@ export class SearchIndexService {
     return versions;
   }
 
-  /** Every document id in the index, in id order, in pages: memory stays flat at any size. */
-  async *documentIdBatches(batchSize = 1_000, index: string = this.alias): AsyncGenerator<string[]> {
+  /** Every document in the index with its version, in id order, in pages: memory stays flat at any size. */
+  async *documentVersionBatches(
+    batchSize = 1_000,
+    index: string = this.alias,
+  ): AsyncGenerator<Map<string, number>> {
     let after: string | undefined;
     for (;;) {
       const response = await this.client.search({
         index,
         size: batchSize,
         _source: false,
+        version: true,
         sort: [{ id: { order: 'asc' } }],
         query: { match_all: {} },
         ...(after !== undefined ? { search_after: [after] } : {}),
       });
-      const ids = response.hits.hits.map((hit) => hit._id!);
-      if (ids.length === 0) return;
-      yield ids;
-      if (ids.length < batchSize) return;
-      after = ids[ids.length - 1];
+      const hits = response.hits.hits;
+      if (hits.length === 0) return;
+      yield new Map(hits.map((hit) => [hit._id!, hit._version ?? 0]));
+      if (hits.length < batchSize) return;
+      after = hits[hits.length - 1]!._id;
     }
+  }
+
+  /** Every document id in the index, in id order, in pages. */
+  async *documentIdBatches(batchSize = 1_000, index: string = this.alias): AsyncGenerator<string[]> {
+    for await (const batch of this.documentVersionBatches(batchSize, index)) yield [...batch.keys()];
   }
 
   /** Removes documents in one bulk request; ones already gone count as removed. */

@@ -51,9 +51,15 @@ function publishedWithin(from?: Date, to?: Date): estypes.QueryDslQueryContainer
   };
 }
 
+/**
+ * The words of a query as the index's standard tokenizer cuts them, near enough: letters and
+ * digits, with inner apostrophes (`don't` is one word). Typo corrections are keyed by them.
+ */
+export const QUERY_WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+
 /** `q` with every word the index does not hold replaced by its correction. */
 export function correctedText(q: string, corrections: Record<string, string> = {}): string {
-  return q.trim().replace(/[\p{L}\p{N}]+/gu, (word) => corrections[word.toLowerCase()] ?? word);
+  return q.trim().replace(QUERY_WORD, (word) => corrections[word.toLowerCase()] ?? word);
 }
 
 /**
@@ -69,7 +75,7 @@ export function correctedText(q: string, corrections: Record<string, string> = {
  * plain query at a million videos. The text only ever reaches `match`-family queries, which
  * analyse it as plain words: quotes, colons or `AND` are never syntax.
  */
-export function rankingQuery(text: string): estypes.QueryDslQueryContainer {
+function rankingQuery(text: string): estypes.QueryDslQueryContainer {
   const match = (field: string, boost: number, operator: 'or' | 'and' = 'or') => ({
     match: { [field]: { query: text, boost, operator } },
   });
@@ -106,7 +112,7 @@ export const MISSING_DATE = { newest: EARLIEST, oldest: LATEST } as const;
  * The complete order of a sort: relevance ties break by newer `publishedAt`, then `id`, and
  * `id` is unique, so every position is unambiguous (docs/contract.md §7).
  */
-export function completeSort(sort: SearchSort): estypes.SortCombinations[] {
+function completeSort(sort: SearchSort): estypes.SortCombinations[] {
   const id: estypes.SortCombinations = { id: { order: 'asc' } };
   switch (sort) {
     case 'newest':
@@ -140,23 +146,42 @@ export function buildSearchRequest(
   // A date order still reports each item's relevance. Sorted by score, the scores come anyway, and
   // asking for them again makes Elasticsearch score every match: twice the cost, measured.
   const tracked = criteria.sort === 'relevance' ? {} : { track_scores: true };
-  if (slice.kind === 'after') {
-    return {
-      ...common,
-      size: slice.size,
-      pit: { id: slice.pit, keep_alive: slice.keepAlive },
-      sort: completeSort(criteria.sort),
-      ...(slice.searchAfter ? { search_after: slice.searchAfter } : {}),
-      ...tracked,
-    };
-  }
   return {
     ...common,
-    index,
-    from: slice.from,
     size: slice.size,
     sort: completeSort(criteria.sort),
     ...tracked,
+    // A point in time names its indices itself: the request must not.
+    ...(slice.kind === 'after'
+      ? {
+          pit: { id: slice.pit, keep_alive: slice.keepAlive },
+          ...(slice.searchAfter ? { search_after: slice.searchAfter } : {}),
+        }
+      : { index, from: slice.from }),
+  };
+}
+
+/**
+ * Finds one video's place in a point in time's complete order: its sort values for this search,
+ * whatever its state now (only its score is wanted, so the filters are left out). Its score moved
+ * with every change to the index since a cursor was handed out.
+ */
+export function positionRequest(
+  criteria: SearchCriteria,
+  pit: { id: string; keepAlive: string },
+  id: string,
+): estypes.SearchRequest {
+  return {
+    pit: { id: pit.id, keep_alive: pit.keepAlive },
+    size: 1,
+    _source: false,
+    query: {
+      bool: {
+        filter: [{ ids: { values: [id] } }],
+        must: rankingQuery(correctedText(criteria.q, criteria.corrections)),
+      },
+    },
+    sort: completeSort(criteria.sort),
   };
 }
 
