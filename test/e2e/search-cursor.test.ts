@@ -1,7 +1,7 @@
 import type { ProblemBody } from '@app/shared/http/problem';
 import type { SearchPage as Page } from '../../apps/api/src/search/search-query.schema';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
+import { call, searcher, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 
 const reader = token('reader');
@@ -30,8 +30,7 @@ describe('search cursors (contract §7)', () => {
     await context?.close();
   }, 60_000);
 
-  const search = <T = Page>(query: string) =>
-    call<T>('GET', `${system.api}/api/videos/search?${query}`, reader);
+  const search = <T = Page>(query: string) => searcher(() => system, reader)<T>(query);
 
   it('walks every active video once while others are deleted between the pages', async () => {
     const deleted = new Set<string>();

@@ -116,6 +116,8 @@ describe('OpenAPI document', () => {
       'cursor',
       'dateFrom',
       'dateTo',
+      'facets',
+      'highlight',
       'limit',
       'page',
       'q',

@@ -6,6 +6,7 @@ import type { TestContext } from './test-context';
 export interface SeedOptions {
   authorId?: string;
   title?: (index: number) => string;
+  description?: (index: number) => string;
   objectsPerVideo?: number;
   publishedAt?: (index: number) => Date;
 }
@@ -20,7 +21,7 @@ export async function seedVideos(
     id: randomUUID(),
     authorId: options.authorId ?? 'author-1',
     title: options.title?.(index) ?? `Seeded video ${index}`,
-    description: 'A video written by the test seed.',
+    description: options.description?.(index) ?? 'A video written by the test seed.',
     tags: ['seed'],
     publishedAt: options.publishedAt?.(index) ?? new Date(Date.UTC(2024, 0, 1 + index)),
   }));

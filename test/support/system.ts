@@ -76,3 +76,8 @@ export async function call<T = Record<string, unknown>>(
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : {}) as T };
 }
+
+/** `GET /api/videos/search?<query>` on a system started later (hence the getter), as `bearer`. */
+export function searcher(system: () => System, bearer: string) {
+  return <T>(query: string) => call<T>('GET', `${system().api}/api/videos/search?${query}`, bearer);
+}

@@ -17,7 +17,12 @@ function errorsOf(query: Record<string, unknown>): string[] {
 describe('search query validation (contract §7)', () => {
   it('applies defaults and trims q', () => {
     // `page` stays unset when not given: with a cursor, giving it is an error (the default is 1).
-    expect(pipe.transform({ q: '  asyncio ' })).toEqual({ q: 'asyncio', limit: 20, sort: 'relevance' });
+    expect(pipe.transform({ q: '  asyncio ' })).toEqual({
+      q: 'asyncio',
+      limit: 20,
+      sort: 'relevance',
+      highlight: false,
+    });
   });
 
   it('resolves date-only bounds to whole days', () => {
@@ -96,5 +101,23 @@ describe('search query validation (contract §7)', () => {
       cursor: 'abc.def',
       limit: 50,
     });
+  });
+
+  it('takes highlight as true or false in any case, and refuses anything else', () => {
+    expect(pipe.transform({ q: 'x', highlight: 'TRUE' }).highlight).toBe(true);
+    expect(pipe.transform({ q: 'x', highlight: 'false' }).highlight).toBe(false);
+    expect(errorsOf({ q: 'x', highlight: 'yes' })).toEqual(['highlight']);
+    expect(errorsOf({ q: 'x', highlight: '' })).toEqual(['highlight']);
+  });
+
+  it('takes facets as a comma list of year and author, each once, and names an unknown one', () => {
+    expect(pipe.transform({ q: 'x', facets: 'year, author,year' }).facets).toEqual(['year', 'author']);
+    expect(errorsOf({ q: 'x', facets: 'year,colour' })).toEqual(['facets']);
+    expect(errorsOf({ q: 'x', facets: '' })).toEqual(['facets']);
+    try {
+      pipe.transform({ q: 'x', facets: 'tags' });
+    } catch (error) {
+      expect((error as ProblemException).body.errors?.[0]?.reason).toContain('"tags"');
+    }
   });
 });

@@ -1,6 +1,12 @@
 import { z } from 'zod';
+import { FRAGMENT_LENGTH, MAX_FRAGMENTS } from './search-highlighter';
 import { MAX_RESULT_WINDOW, parseDateBound } from '@app/shared/search/search-params';
-import { SEARCH_SORTS } from '@app/shared/search/search-query.builder';
+import {
+  FACET_SIZE,
+  SEARCH_FACETS,
+  SEARCH_SORTS,
+  type SearchFacet,
+} from '@app/shared/search/search-query.builder';
 
 const rangeMessage = (name: string, min: number, max: number) =>
   Number.isFinite(max)
@@ -39,6 +45,35 @@ const charactersWithin = (min: number, max: number) => (value: string) => {
   return characters >= min && characters <= max;
 };
 
+/** `true` or `false`, in any letter case; absent is false. */
+const flag = (name: string) =>
+  z
+    .string()
+    .regex(/^(true|false)$/i, `${name} must be true or false`)
+    .transform((value) => value.toLowerCase() === 'true')
+    .optional()
+    .transform((value) => value ?? false);
+
+/** A comma list of facet names, each at most once in the answer (`year,author`). */
+const facetList = z
+  .string()
+  .transform((value, context) => {
+    const names = value.split(',').map((name) => name.trim());
+    const unknown = names.filter((name) => !(SEARCH_FACETS as readonly string[]).includes(name));
+    if (unknown.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        message: `facets must be a comma list of ${SEARCH_FACETS.join(', ')}; not ${unknown.map((name) => JSON.stringify(name)).join(', ')}`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(names)] as SearchFacet[];
+  })
+  .optional()
+  .meta({
+    description: `comma list of ${SEARCH_FACETS.join(', ')}: counts over all matches (top ${FACET_SIZE} each)`,
+  });
+
 /** The query of `GET /api/videos/search` (docs/contract.md §7): validates, produces the 400 details, documents. */
 export const searchQuerySchema = z
   .object({
@@ -59,6 +94,11 @@ export const searchQuerySchema = z
       .string()
       .refine(charactersWithin(1, 4_096), 'cursor must be a nextCursor of a previous answer')
       .optional(),
+    highlight: flag('highlight').meta({
+      description:
+        '`true`: each item gets `highlights`, its matched words in `<mark>` in HTML-escaped fragments',
+    }),
+    facets: facetList,
   })
   .superRefine((query, context) => {
     if (query.dateFrom && query.dateTo && query.dateFrom > query.dateTo) {
@@ -81,6 +121,8 @@ export const searchQuerySchema = z
 
 export type SearchQuery = z.output<typeof searchQuerySchema>;
 
+const facetCounts = z.array(z.object({ value: z.string(), count: z.number().int() }));
+
 /** The answer of a search (docs/contract.md §7). */
 export const searchPageSchema = z.object({
   items: z.array(
@@ -92,6 +134,21 @@ export const searchPageSchema = z.object({
       publishedAt: z.string().nullable().meta({ description: 'ISO 8601 UTC' }),
       tags: z.array(z.string()),
       score: z.number().meta({ description: 'relevance; only comparable within one search' }),
+      highlights: z
+        .object({
+          title: z.array(z.string()).optional().meta({ description: 'the whole title, marked' }),
+          description: z
+            .array(z.string())
+            .optional()
+            .meta({
+              description: `up to ${MAX_FRAGMENTS} fragments of about ${FRAGMENT_LENGTH} characters`,
+            }),
+        })
+        .optional()
+        .meta({
+          description:
+            'with `highlight=true`: the fields whose words matched, each matched word in `<mark>`…`</mark>` and every other character HTML-escaped',
+        }),
     }),
   ),
   page: z.number().int(),
@@ -104,6 +161,13 @@ export const searchPageSchema = z.object({
     .enum(['eq', 'gte'])
     .meta({ description: '`eq`: total is exact; `gte`: there are at least total' }),
   totalPages: z.number().int(),
+  facets: z
+    .object({
+      year: facetCounts.optional().meta({ description: 'publication years, as `2019`' }),
+      author: facetCounts.optional().meta({ description: 'author ids' }),
+    })
+    .optional()
+    .meta({ description: 'with `facets`: per facet asked for, the most frequent values among all matches' }),
   nextCursor: z.string().optional().meta({
     description: 'pass as `cursor` (with the same q and filters) for the next page; absent on the last page',
   }),

@@ -5,10 +5,12 @@ import { SearchIndexService } from '@app/shared/search/search-index.service';
 import {
   buildSearchRequest,
   corrections,
+  facetCounts,
   heldWords,
   heldWordsRequest,
   positionRequest,
   typoSuggestions,
+  type FacetCount,
   type SearchCriteria,
   type Slice,
 } from '@app/shared/search/search-query.builder';
@@ -30,6 +32,10 @@ export interface Ranking {
   /** Matches in the index: exact (`eq`) up to 10,000, a lower bound (`gte`) beyond. */
   total: number;
   relation: 'eq' | 'gte';
+  /** The words of `q` the index lacked, with the words searched instead. */
+  corrections: Record<string, string>;
+  /** The facets asked for, over all matches. */
+  facets?: Record<string, FacetCount[]>;
   /** Where the page after this one starts; absent on the last page. */
   next?: Omit<CursorPosition, 'page'>;
 }
@@ -40,6 +46,7 @@ type Suggested = Parameters<typeof corrections>[0];
 const FILTER_PATH = [
   'pit_id',
   'suggest',
+  'aggregations',
   'hits.total',
   'hits.hits._id',
   'hits.hits._score',
@@ -52,6 +59,7 @@ const FILTER_PATH = [
  */
 function ranked(
   response: estypes.SearchResponse,
+  criteria: SearchCriteria,
   limit: number,
   corrections: Record<string, string>,
   pit?: string,
@@ -64,6 +72,8 @@ function ranked(
     hits: onPage.map((hit) => ({ id: hit._id!, score: hit._score ?? 0 })),
     total: typeof total === 'number' ? total : (total?.value ?? 0),
     relation: typeof total === 'object' && total.relation === 'gte' ? 'gte' : 'eq',
+    corrections,
+    ...(criteria.facets?.length ? { facets: facetCounts(response, criteria.facets) } : {}),
     ...(hits.length > limit && last
       ? { next: { ...(pit ? { pit } : {}), after: last.sort!, lastId: last._id!, corrections } }
       : {}),
@@ -103,7 +113,7 @@ export class SearchRanking {
       if (Object.keys(fixes).length > 0)
         response = await this.run(request({ ...criteria, corrections: fixes }));
     }
-    return ranked(response, limit, fixes);
+    return ranked(response, criteria, limit, fixes);
   }
 
   /** The corrections whose word no shard holds (each shard's suggester sees only its own words). */
@@ -142,7 +152,7 @@ export class SearchRanking {
         throw ProblemException.badRequest([{ name: 'cursor', reason: 'cursor has expired; search again' }]);
       throw error;
     }
-    return ranked(response, limit, position.corrections, response.pit_id ?? pit);
+    return ranked(response, criteria, limit, position.corrections, response.pit_id ?? pit);
   }
 
   /** The complete-order position of `id` in the point in time, or undefined when it is gone from the index. */

@@ -20,7 +20,7 @@ const summary = (id: string, version = 1): VideoSummary => ({
 
 /** A ranking that answers what a test set, and records how it was asked. */
 class FakeRanking {
-  answer: Ranking = { hits: [], total: 0, relation: 'eq' };
+  answer: Ranking = { hits: [], total: 0, relation: 'eq', corrections: {} };
   readonly calls: { kind: 'page' | 'after'; criteria: SearchCriteria; at: number | CursorPosition }[] = [];
 
   page(criteria: SearchCriteria, page: number): Promise<Ranking> {
@@ -55,6 +55,7 @@ const query = (overrides: Partial<SearchQuery> = {}): SearchQuery => ({
   dateTo: undefined,
   limit: 2,
   sort: 'relevance',
+  highlight: false,
   ...overrides,
 });
 
@@ -101,6 +102,7 @@ describe('VideoSearchService', () => {
       ],
       total: 7,
       relation: 'eq',
+      corrections: {},
     };
     const answer = await body(query({ limit: 3 }));
     expect(answer.items.map((item) => [item.id, item.score])).toEqual([
@@ -119,13 +121,14 @@ describe('VideoSearchService', () => {
       ],
       total: 12_000,
       relation: 'gte',
+      corrections: {},
       next: { after: [2, 0, 'v2'], lastId: 'v2', corrections: {} },
     };
     const first = await body(query());
     expect(first).toMatchObject({ page: 1, total: 12_000, totalRelation: 'gte' });
     expect(first.nextCursor).toEqual(expect.any(String));
 
-    ranking.answer = { hits: [{ id: 'v3', score: 1 }], total: 12_000, relation: 'gte' };
+    ranking.answer = { hits: [{ id: 'v3', score: 1 }], total: 12_000, relation: 'gte', corrections: {} };
     const second = await body(query({ cursor: first.nextCursor }));
     expect(second.page).toBe(2);
     expect(second.nextCursor).toBeUndefined();
@@ -146,5 +149,45 @@ describe('VideoSearchService', () => {
       at: 3,
       criteria: { q: 'okapi', authorId: 'a1', from, sort: 'oldest' },
     });
+  });
+
+  it('highlights the words searched, corrections included, from the rows MySQL holds', async () => {
+    videos.active.set('v1', {
+      ...summary('v1', 2),
+      title: 'Okapi <b>herding</b>',
+      description: 'Zebra stripes',
+    });
+    ranking.answer = {
+      hits: [
+        { id: 'v1', score: 3 },
+        { id: 'v2', score: 1 },
+      ],
+      total: 2,
+      relation: 'eq',
+      corrections: { zebar: 'zebra' },
+    };
+    const answer = (await body(query({ q: 'okapi zebar', highlight: true }))) as unknown as {
+      items: { id: string; highlights: Record<string, string[]> }[];
+    };
+    expect(answer.items[0]!.highlights).toEqual({
+      title: ['<mark>Okapi</mark> &lt;b&gt;herding&lt;/b&gt;'],
+      description: ['<mark>Zebra</mark> stripes'],
+    });
+    // Matched nothing it shows (tags, say): an empty object, so every item has the key.
+    expect(answer.items[1]).toEqual(expect.objectContaining({ id: 'v2', highlights: {} }));
+    expect((await body(query())).items.every((item) => !('highlights' in item))).toBe(true);
+  });
+
+  it('asks the ranking for the facets and answers them beside the items', async () => {
+    ranking.answer = {
+      hits: [{ id: 'v1', score: 3 }],
+      total: 1,
+      relation: 'eq',
+      corrections: {},
+      facets: { year: [{ value: '2019', count: 1 }] },
+    };
+    const answer = (await body(query({ facets: ['year'] }))) as unknown as { facets: unknown };
+    expect(ranking.calls[0]!.criteria.facets).toEqual(['year']);
+    expect(answer.facets).toEqual({ year: [{ value: '2019', count: 1 }] });
   });
 });

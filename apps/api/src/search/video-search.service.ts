@@ -3,11 +3,12 @@ import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { SearchCriteria } from '@app/shared/search/search-query.builder';
+import { correctedText, type SearchCriteria } from '@app/shared/search/search-query.builder';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import type { SearchQuery } from './search-query.schema';
 import { fingerprint, SearchCursors } from './search-cursor';
-import { ItemHeadCache, renderSearchPage, type ItemHead } from './search-page.renderer';
+import { Highlighter, type Highlights } from './search-highlighter';
+import { ItemHeadCache, renderSearchPage, type ItemHead, type RenderedItem } from './search-page.renderer';
 import { CURSOR_TTL_MS, SearchRanking, type Ranking } from './search-ranking';
 
 @Injectable()
@@ -31,9 +32,8 @@ export class VideoSearchService {
 
   /**
    * Ranks in Elasticsearch, then answers from MySQL: every hit is checked against the rows in one
-   * query, so a video that is not active never shows even while the index lags. That query reads
-   * only the versions; a video's fields are read (and rendered) again only when its version is not
-   * among the rendered items. Returns the answer's JSON (docs/contract.md §7).
+   * query, so a video that is not active never shows even while the index lags. Returns the
+   * answer's JSON (docs/contract.md §7, §7.1).
    */
   async search(query: SearchQuery): Promise<Buffer> {
     const criteria: SearchCriteria = {
@@ -42,6 +42,7 @@ export class VideoSearchService {
       from: query.dateFrom,
       to: query.dateTo,
       sort: query.sort,
+      ...(query.facets ? { facets: query.facets } : {}),
     };
     const search = fingerprint(criteria);
     // A bad cursor is the caller's error, found before the index is asked anything.
@@ -52,8 +53,41 @@ export class VideoSearchService {
       : await this.ranking.page(criteria, page, query.limit);
 
     const ids = ranking.hits.map((hit) => hit.id);
+    const highlighter = query.highlight
+      ? new Highlighter(correctedText(query.q, ranking.corrections))
+      : undefined;
+    const { heads, highlights } = highlighter
+      ? await this.highlighted(ids, highlighter)
+      : { heads: await this.activeHeads(ids), highlights: undefined };
+
+    const items = ranking.hits.flatMap((hit): RenderedItem[] => {
+      const head = heads.get(hit.id);
+      if (!head) return [];
+      return [
+        { head, score: hit.score, ...(highlights ? { highlights: highlights.get(hit.id) ?? {} } : {}) },
+      ];
+    });
+    // The hits of this page that MySQL dropped are not counted either (those of other pages are,
+    // until the index catches up: counting them would mean checking every match).
+    const total = Math.max(0, ranking.total - (ranking.hits.length - items.length));
+    const nextCursor = ranking.next && this.cursors.encode(search, { ...ranking.next, page: page + 1 });
+    return renderSearchPage(items, {
+      page,
+      limit: query.limit,
+      total,
+      totalRelation: ranking.relation,
+      ...(ranking.facets ? { facets: ranking.facets } : {}),
+      ...(nextCursor ? { nextCursor } : {}),
+    });
+  }
+
+  /**
+   * The rendered heads of the active videos among `ids`. Reads only their versions first; a video's
+   * fields are read (and rendered) again only when its version is not among the rendered heads.
+   */
+  private async activeHeads(ids: string[]): Promise<Map<string, ItemHead>> {
     const versions = await this.videos.findActiveVersions(ids);
-    for (const id of ids) if (!versions.has(id)) void this.queues.queueIndexRepair(id, 'stale');
+    this.repairStale(ids, versions);
     const heads = new Map<string, ItemHead>();
     const unrendered: string[] = [];
     for (const [id, version] of versions) {
@@ -67,21 +101,24 @@ export class VideoSearchService {
     for (const video of await this.videos.findActiveByIds(unrendered)) {
       heads.set(video.id, this.heads.render(video));
     }
+    return heads;
+  }
 
-    const items = ranking.hits.flatMap((hit) => {
-      const head = heads.get(hit.id);
-      return head ? [{ head, score: hit.score }] : [];
-    });
-    // The hits of this page that MySQL dropped are not counted either (those of other pages are,
-    // until the index catches up: counting them would mean checking every match).
-    const total = Math.max(0, ranking.total - (ranking.hits.length - items.length));
-    const nextCursor = ranking.next && this.cursors.encode(search, { ...ranking.next, page: page + 1 });
-    return renderSearchPage(items, {
-      page,
-      limit: query.limit,
-      total,
-      totalRelation: ranking.relation,
-      ...(nextCursor ? { nextCursor } : {}),
-    });
+  /** Heads and highlights of the active videos among `ids`: highlighting needs their text, so all rows are read. */
+  private async highlighted(ids: string[], highlighter: Highlighter) {
+    const videos = await this.videos.findActiveByIds(ids);
+    this.repairStale(ids, new Set(videos.map((video) => video.id)));
+    const heads = new Map<string, ItemHead>();
+    const highlights = new Map<string, Highlights>();
+    for (const video of videos) {
+      heads.set(video.id, this.heads.get(video.id, video.version) ?? this.heads.render(video));
+      highlights.set(video.id, highlighter.highlight(video));
+    }
+    return { heads, highlights };
+  }
+
+  /** Hits MySQL does not hold as active: the index lags; the index is repaired in the background. */
+  private repairStale(ids: string[], active: { has(id: string): boolean }): void {
+    for (const id of ids) if (!active.has(id)) void this.queues.queueIndexRepair(id, 'stale');
   }
 }

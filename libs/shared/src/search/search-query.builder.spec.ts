@@ -2,6 +2,8 @@ import {
   buildSearchRequest,
   correctedText,
   corrections,
+  FACET_SIZE,
+  facetCounts,
   MISSING_DATE,
   type SearchCriteria,
   type Slice,
@@ -116,5 +118,48 @@ describe('buildSearchRequest', () => {
       corrections({ spelling: [entry('Pyhton', 'python'), entry('kubernetes'), entry('xqzzy')] }),
     ).toEqual({ pyhton: 'python' });
     expect(corrections(undefined)).toEqual({});
+  });
+});
+
+describe('facets', () => {
+  it('aggregates over all matches only when asked, each facet once', () => {
+    expect(buildSearchRequest(criteria, page3, 'videos').aggs).toBeUndefined();
+    const aggs = buildSearchRequest({ ...criteria, facets: ['author', 'year'] }, page3, 'videos').aggs!;
+    expect(Object.keys(aggs).sort()).toEqual(['author', 'year']);
+    expect(aggs.author?.terms).toMatchObject({ field: 'authorId', size: FACET_SIZE });
+    expect(aggs.year?.date_histogram).toMatchObject({ field: 'publishedAt', calendar_interval: 'year' });
+  });
+
+  it('answers the most frequent values first, then the later year or the first author, at most 20', () => {
+    const years = Array.from({ length: 25 }, (_, i) => ({
+      key: i,
+      key_as_string: String(2000 + i),
+      doc_count: i % 3,
+    }));
+    const response = {
+      hits: { hits: [] },
+      aggregations: {
+        year: { buckets: years },
+        author: {
+          buckets: [
+            { key: 'bo', doc_count: 2 },
+            { key: 'al', doc_count: 2 },
+            { key: 'cy', doc_count: 5 },
+          ],
+        },
+      },
+    } as unknown as Parameters<typeof facetCounts>[0];
+    const counts = facetCounts(response, ['year', 'author']);
+    expect(counts.author).toEqual([
+      { value: 'cy', count: 5 },
+      { value: 'al', count: 2 },
+      { value: 'bo', count: 2 },
+    ]);
+    expect(counts.year).toHaveLength(FACET_SIZE);
+    expect(counts.year!.slice(0, 3)).toEqual([
+      { value: '2023', count: 2 },
+      { value: '2020', count: 2 },
+      { value: '2017', count: 2 },
+    ]);
   });
 });

@@ -5,6 +5,12 @@ import { MAX_RESULT_WINDOW } from './search-params';
 export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const;
 export type SearchSort = (typeof SEARCH_SORTS)[number];
 
+/** The counts a search can add to its answer (docs/contract.md §7.1). */
+export const SEARCH_FACETS = ['year', 'author'] as const;
+export type SearchFacet = (typeof SEARCH_FACETS)[number];
+/** How many values each facet lists, most frequent first. */
+export const FACET_SIZE = 20;
+
 export interface SearchCriteria {
   q: string;
   authorId?: string;
@@ -15,6 +21,8 @@ export interface SearchCriteria {
   sort: SearchSort;
   /** Words of `q` the index does not hold, each with the spelling that replaces it (see `corrections`). */
   corrections?: Record<string, string>;
+  /** Counts to add over all matches; they select and order nothing, so a cursor ignores them. */
+  facets?: readonly SearchFacet[];
 }
 
 /**
@@ -151,6 +159,7 @@ export function buildSearchRequest(
     size: slice.size,
     sort: completeSort(criteria.sort),
     ...tracked,
+    ...(criteria.facets?.length ? { aggs: facetAggregations(criteria.facets) } : {}),
     // A point in time names its indices itself: the request must not.
     ...(slice.kind === 'after'
       ? {
@@ -159,6 +168,53 @@ export function buildSearchRequest(
         }
       : { index, from: slice.from }),
   };
+}
+
+/**
+ * The facets' aggregations, over every match (not only the page): years as a calendar histogram
+ * (there are few), authors as the most frequent terms. Each shard reports more authors than are
+ * listed, so counts merged from several shards are exact for all but rare ties at the cut.
+ */
+function facetAggregations(
+  facets: readonly SearchFacet[],
+): Record<string, estypes.AggregationsAggregationContainer> {
+  const aggregations: Record<SearchFacet, estypes.AggregationsAggregationContainer> = {
+    year: {
+      date_histogram: { field: 'publishedAt', calendar_interval: 'year', min_doc_count: 1, format: 'yyyy' },
+    },
+    author: { terms: { field: 'authorId', size: FACET_SIZE, shard_size: FACET_SIZE * 5 } },
+  };
+  return Object.fromEntries(facets.map((facet) => [facet, aggregations[facet]]));
+}
+
+export interface FacetCount {
+  value: string;
+  count: number;
+}
+
+type Buckets = { buckets?: { key: string | number; key_as_string?: string; doc_count: number }[] };
+
+/**
+ * The counts of each facet asked for, most frequent first (then by value: the later year, the
+ * author in alphabetical order), at most `FACET_SIZE` each.
+ */
+export function facetCounts(
+  response: estypes.SearchResponse,
+  facets: readonly SearchFacet[],
+): Record<string, FacetCount[]> {
+  const aggregations = (response.aggregations ?? {}) as Record<string, Buckets>;
+  return Object.fromEntries(
+    facets.map((facet) => {
+      const counts = (aggregations[facet]?.buckets ?? []).map((bucket) => ({
+        value: bucket.key_as_string ?? String(bucket.key),
+        count: bucket.doc_count,
+      }));
+      const byValue = (a: FacetCount, b: FacetCount) =>
+        facet === 'year' ? b.value.localeCompare(a.value) : a.value.localeCompare(b.value);
+      counts.sort((a, b) => b.count - a.count || byValue(a, b));
+      return [facet, counts.slice(0, FACET_SIZE)];
+    }),
+  );
 }
 
 /**
