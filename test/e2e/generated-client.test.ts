@@ -67,7 +67,14 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
   it('generates types from the served document that the calls compile against', async () => {
     const ast = await openapiTS(new URL('/docs-json', system.api), { silent: true });
     const source = astToString(ast);
-    for (const id of ['listVideoSearch', 'deleteVideo', 'restoreVideo', 'getLiveness', 'getReadiness']) {
+    for (const id of [
+      'listVideoSearch',
+      'listVideoSuggestions',
+      'deleteVideo',
+      'restoreVideo',
+      'getLiveness',
+      'getReadiness',
+    ]) {
       expect(source).toContain(`${id}: {`);
     }
     await writeFile(
@@ -85,6 +92,21 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
     expect(answer.data?.totalRelation).toBe('eq');
     expect(answer.data?.nextCursor).toBeUndefined();
     expect(answer.data!.items.map((item) => item.id)).toEqual([videoId]);
+  }, 30_000);
+
+  it('searches with highlights and facets, and completes a title', async () => {
+    const answer = await api.search({ q: 'wombat', highlight: 'true', facets: 'year,author' }, author);
+    expect(answer.status).toBe(200);
+    expect(answer.data!.items[0]!.highlights).toEqual({ title: ['Generated <mark>wombat</mark> client'] });
+    expect(answer.data!.facets!.author).toEqual([{ value: 'client-author', count: 1 }]);
+    expect(answer.data!.facets!.year).toHaveLength(1);
+
+    const suggestions = await api.suggest({ q: 'generated wom', limit: '3' }, author);
+    expect(suggestions).toMatchObject({
+      status: 200,
+      data: { items: [{ id: videoId, title: 'Generated wombat client' }] },
+    });
+    expectProblem(await api.suggest({ q: 'generated', limit: '99' }, author), 400);
   }, 30_000);
 
   it('soft-deletes, then restores', async () => {

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { buildOpenApiDocument, type RouteDoc, type RouteResponse } from '@app/shared/http/openapi';
 import { DASHBOARD_PATH } from './admin/dashboard-path';
-import { searchPageSchema, searchQuerySchema } from './search/search-query.schema';
+import {
+  searchPageSchema,
+  searchQuerySchema,
+  suggestionsSchema,
+  suggestQuerySchema,
+} from './search/search-query.schema';
 import {
   deleteQuerySchema,
   deleteResponseSchema,
@@ -34,12 +39,30 @@ export const API_ROUTES: RouteDoc[] = [
     tag: 'videos',
     summary: 'Search active videos',
     description:
-      'Full-text search over the titles, descriptions and tags of active videos, ranked by relevance, ' +
-      'filtered by author and publication date, one page at a time (docs/contract.md §7).',
+      'Full-text search over the titles, descriptions and tags of active videos, ranked by relevance or ' +
+      'date, filtered by author and publication date, one page at a time or by cursor, with highlights ' +
+      'and facets on request (docs/contract.md §7, §7.1).',
     security: 'bearer',
     query: searchQuerySchema,
     responses: {
       200: { description: 'a page of results', json: json('VideoSearchPage', searchPageSchema) },
+      400: problem('invalid parameters: each is named in `errors`'),
+      503: unavailable('Search'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/videos/suggest',
+    operationId: 'listVideoSuggestions',
+    tag: 'videos',
+    summary: 'Complete a title as it is typed',
+    description:
+      'Titles of active videos that hold every word of `q`, the last one as the start of a word, best ' +
+      'first: for a search box (docs/contract.md §7.2).',
+    security: 'bearer',
+    query: suggestQuerySchema,
+    responses: {
+      200: { description: 'the suggestions', json: json('VideoSuggestions', suggestionsSchema) },
       400: problem('invalid parameters: each is named in `errors`'),
       503: unavailable('Search'),
     },

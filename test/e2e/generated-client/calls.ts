@@ -29,6 +29,8 @@ export function videoApiCalls(baseUrl: string): VideoApiCalls {
   return {
     search: async (query, token) =>
       answer(await client.GET('/api/videos/search', { params: { query }, headers: auth(token) })),
+    suggest: async (query, token) =>
+      answer(await client.GET('/api/videos/suggest', { params: { query }, headers: auth(token) })),
     deleteVideo: async (id, query, token) =>
       answer(
         await client.DELETE('/api/videos/{id}', { params: { path: { id }, query }, headers: auth(token) }),

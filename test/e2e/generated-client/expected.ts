@@ -20,13 +20,24 @@ export interface SearchPage {
     publishedAt: string | null;
     tags: string[];
     score: number;
+    highlights?: { title?: string[]; description?: string[] };
   }[];
   page: number;
   limit: number;
   total: number;
   totalRelation: 'eq' | 'gte';
   totalPages: number;
+  facets?: { year?: FacetCount[]; author?: FacetCount[] };
   nextCursor?: string;
+}
+
+export interface FacetCount {
+  value: string;
+  count: number;
+}
+
+export interface Suggestions {
+  items: { id: string; title: string }[];
 }
 
 export type Deletion =
@@ -53,9 +64,17 @@ export interface Answer<T> {
 
 export interface VideoApiCalls {
   search(
-    query: { q: string; limit?: string; sort?: 'relevance' | 'newest' | 'oldest'; cursor?: string },
+    query: {
+      q: string;
+      limit?: string;
+      sort?: 'relevance' | 'newest' | 'oldest';
+      cursor?: string;
+      highlight?: string;
+      facets?: string;
+    },
     token?: string,
   ): Promise<Answer<SearchPage>>;
+  suggest(query: { q: string; limit?: string }, token?: string): Promise<Answer<Suggestions>>;
   deleteVideo(
     id: string,
     query: { permanent?: string; retentionDays?: string },

@@ -121,6 +121,23 @@ export const searchQuerySchema = z
 
 export type SearchQuery = z.output<typeof searchQuerySchema>;
 
+/** The query of `GET /api/videos/suggest` (docs/contract.md §7.2). */
+export const suggestQuerySchema = z.object({
+  q: z
+    .string({ message: 'q is required' })
+    .transform((value) => value.trim())
+    .refine(charactersWithin(1, 64), 'q must be 1 to 64 characters after trimming')
+    .meta({ description: 'what the search box holds; its last word may be cut short' }),
+  limit: digits('limit', 1, 20).transform((value) => value ?? 8),
+});
+
+export type SuggestQuery = z.output<typeof suggestQuerySchema>;
+
+/** The answer of a suggestion: titles of active videos, best first. */
+export const suggestionsSchema = z.object({
+  items: z.array(z.object({ id: z.string(), title: z.string() })),
+});
+
 const facetCounts = z.array(z.object({ value: z.string(), count: z.number().int() }));
 
 /** The answer of a search (docs/contract.md §7). */

@@ -4,6 +4,7 @@ import { ProblemException } from '@app/shared/http/problem';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
 import {
   buildSearchRequest,
+  buildSuggestRequest,
   corrections,
   facetCounts,
   heldWords,
@@ -124,6 +125,21 @@ export class SearchRanking {
       await this.unlessUnavailable(() => this.index.search(heldWordsRequest(this.index.alias, words))),
     );
     return Object.fromEntries(Object.entries(fixes).filter(([word]) => !held.has(word)));
+  }
+
+  /** Titles that complete `q`, best first, as the index holds them. */
+  async suggestions(q: string, limit: number): Promise<{ id: string; title: string }[]> {
+    const response = await this.unlessUnavailable(() =>
+      this.index.search({
+        ...buildSuggestRequest(q, limit, this.index.alias),
+        filter_path: ['hits.hits._id', 'hits.hits._source'],
+      }),
+    );
+    // With no hit, the filtered answer has no `hits` at all.
+    return (response.hits?.hits ?? []).map((hit) => ({
+      id: hit._id!,
+      title: (hit._source as { title: string }).title,
+    }));
   }
 
   /** The page after a cursor's position. */

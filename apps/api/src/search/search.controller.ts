@@ -1,6 +1,11 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
-import { searchQuerySchema, type SearchQuery } from './search-query.schema';
+import {
+  searchQuerySchema,
+  suggestQuerySchema,
+  type SearchQuery,
+  type SuggestQuery,
+} from './search-query.schema';
 import { VideoSearchService } from './video-search.service';
 
 @Controller('api/videos')
@@ -12,5 +17,10 @@ export class SearchController {
   @Header('Content-Type', 'application/json; charset=utf-8')
   search(@Query(new ZodValidationPipe(searchQuerySchema)) query: SearchQuery): Promise<Buffer> {
     return this.searchService.search(query);
+  }
+
+  @Get('suggest')
+  suggest(@Query(new ZodValidationPipe(suggestQuerySchema)) query: SuggestQuery) {
+    return this.searchService.suggest(query);
   }
 }

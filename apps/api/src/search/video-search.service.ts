@@ -5,7 +5,7 @@ import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { correctedText, type SearchCriteria } from '@app/shared/search/search-query.builder';
 import { VideoRepository } from '@app/shared/video/video.repository';
-import type { SearchQuery } from './search-query.schema';
+import type { SearchQuery, SuggestQuery } from './search-query.schema';
 import { fingerprint, SearchCursors } from './search-cursor';
 import { Highlighter, type Highlights } from './search-highlighter';
 import { ItemHeadCache, renderSearchPage, type ItemHead, type RenderedItem } from './search-page.renderer';
@@ -79,6 +79,15 @@ export class VideoSearchService {
       ...(ranking.facets ? { facets: ranking.facets } : {}),
       ...(nextCursor ? { nextCursor } : {}),
     });
+  }
+
+  /** Titles completing `q` for a search box (docs/contract.md §7.2); MySQL has its say as for a search. */
+  async suggest(query: SuggestQuery): Promise<{ items: { id: string; title: string }[] }> {
+    const suggestions = await this.ranking.suggestions(query.q, query.limit);
+    const ids = suggestions.map((suggestion) => suggestion.id);
+    const active = await this.videos.findActiveVersions(ids);
+    this.repairStale(ids, active);
+    return { items: suggestions.filter((suggestion) => active.has(suggestion.id)) };
   }
 
   /**

@@ -1,5 +1,6 @@
 import {
   buildSearchRequest,
+  buildSuggestRequest,
   correctedText,
   corrections,
   FACET_SIZE,
@@ -161,5 +162,25 @@ describe('facets', () => {
       { value: '2020', count: 2 },
       { value: '2017', count: 2 },
     ]);
+  });
+});
+
+describe('buildSuggestRequest', () => {
+  it('needs every word in the title, the last as a prefix, and prefers titles that start as typed', () => {
+    const request = buildSuggestRequest('  Pandas DataFr ', 8, 'videos');
+    expect(request).toMatchObject({ index: 'videos', size: 8, _source: ['title'] });
+    const bool = request.query!.bool!;
+    expect(bool.filter).toEqual([{ term: { state: 'active' } }]);
+    expect(bool.must).toEqual({ match_bool_prefix: { title: { query: 'Pandas DataFr', operator: 'and' } } });
+    // Span terms are not analysed: the words go in lower case, and the prefix is bounded.
+    expect(JSON.stringify(bool.should)).toContain('{"span_term":{"title":"pandas"}}');
+    expect(JSON.stringify(bool.should)).toContain(
+      '"prefix":{"title":{"value":"datafr","rewrite":"top_terms_50"}}',
+    );
+    expect((bool.should as { span_first: { end: number } }).span_first.end).toBe(2);
+  });
+
+  it('asks nothing of the title start when q has no word (only punctuation)', () => {
+    expect(buildSuggestRequest('"(*', 8, 'videos').query!.bool!.should).toBeUndefined();
   });
 });

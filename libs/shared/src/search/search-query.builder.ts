@@ -242,6 +242,47 @@ export function positionRequest(
 }
 
 /**
+ * Titles that start as `words` do, the last one as the start of a word: a span at the title's
+ * start. The prefix takes the 50 most frequent words it can complete, so a single letter cannot
+ * expand into thousands of clauses.
+ */
+function titleStart(words: string[]): estypes.QueryDslQueryContainer | undefined {
+  const last = words.at(-1);
+  if (!last) return undefined;
+  const spans: estypes.QueryDslSpanQuery[] = [
+    ...words.slice(0, -1).map((word) => ({ span_term: { title: word } })),
+    { span_multi: { match: { prefix: { title: { value: last, rewrite: 'top_terms_50' } } } } },
+  ];
+  const match: estypes.QueryDslSpanQuery =
+    spans.length === 1 ? spans[0]! : { span_near: { clauses: spans, slop: 0, in_order: true } };
+  return { span_first: { match, end: words.length, boost: 2 } };
+}
+
+/**
+ * Titles that complete what a search box holds (docs/contract.md §7.2): every word of `q` in the
+ * title, the last one as the start of a word (at most 50 words of the index complete it), titles
+ * that start as typed first, then the better match, then the newer video. Active videos only.
+ */
+export function buildSuggestRequest(q: string, limit: number, index: string): estypes.SearchRequest {
+  const text = q.trim();
+  const start = titleStart((text.match(QUERY_WORD) ?? []).map((word) => word.toLowerCase()));
+  return {
+    index,
+    size: limit,
+    _source: ['title'],
+    track_total_hits: false,
+    query: {
+      bool: {
+        filter: [{ term: { state: VideoState.Active } }],
+        must: { match_bool_prefix: { title: { query: text, operator: 'and' } } },
+        ...(start ? { should: start } : {}),
+      },
+    },
+    sort: completeSort('relevance'),
+  };
+}
+
+/**
  * Asks the index which words of `q` it holds nowhere (title, description or tags), each with the
  * closest word it does hold: Elasticsearch's term suggester over the `spelling` field, only for
  * missing words (a word that is there costs one dictionary lookup).
