@@ -6,7 +6,7 @@ import { VideoState } from '@app/shared/video/video-state';
 import type { CpuSeconds } from './lib/cpu';
 import { benchToken, type BenchContext } from './lib/kit';
 import { alternatingLoads, warmUp, type HttpLoad, type WarmUp } from './lib/load';
-import { queryMix } from './lib/queries';
+import { asTyped, queryMix } from './lib/queries';
 import { closedLoop, type RunStats } from './lib/stats';
 
 const PAGE = 20;
@@ -27,6 +27,8 @@ export interface SearchBench {
   plain: RunStats & { cpu: CpuSeconds };
   /** The API's own request body, straight to Elasticsearch: what the API adds to its query. */
   elasticsearch: RunStats & { cpu: CpuSeconds };
+  /** `GET /api/videos/suggest` with the same queries cut as if still being typed. */
+  suggest: RunStats & { cpu: CpuSeconds };
   mysqlFulltext?: RunStats;
   warmUp: WarmUp;
 }
@@ -70,7 +72,8 @@ export function plainBody(q: string): estypes.SearchRequest {
  * (auth, validation, Elasticsearch, the MySQL check of every page); a plain `multi_match` straight
  * to Elasticsearch, the baseline a user would pick; the very body the API sends, straight to
  * Elasticsearch, so that what the API's query costs and what the API around it costs show apart;
- * and, after them and on small catalogues only, MySQL FULLTEXT, what a small team would build
+ * the API's title suggestions for the same queries cut short, which a search box asks for as it is
+ * typed; and, after them and on small catalogues only, MySQL FULLTEXT, what a small team would build
  * without a search engine.
  */
 export async function benchSearch(
@@ -112,6 +115,12 @@ export async function benchSearch(
     },
     plain: engine((i) => ({ path: `/${index}/_search`, body: JSON.stringify(plainBody(q(i))) })),
     elasticsearch: engine((i) => apiBody(q(i), index)),
+    suggest: {
+      url: apiUrl,
+      headers: { authorization: `Bearer ${benchToken()}` },
+      request: (i: number) => ({ path: `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}` }),
+      concurrency,
+    },
   };
   // Warm-up (JIT, connection pools, index caches), then the sides alternate. The API's CPU per
   // request keeps falling for about 20 s of load while V8 optimises it; a fresh Elasticsearch

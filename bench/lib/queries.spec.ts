@@ -1,4 +1,4 @@
-import { knownItemQueries, type KnownVideo } from './queries';
+import { asTyped, knownItemQueries, type KnownVideo } from './queries';
 
 const videos: KnownVideo[] = Array.from({ length: 200 }, (_, i) => ({
   id: `video-${i}`,
@@ -40,5 +40,17 @@ describe('knownItemQueries', () => {
     );
     const targets = knownItemQueries(shared, 20).map((query) => Number(query.target.split('-')[1]));
     expect(targets.every((i) => i >= 150)).toBe(true);
+  });
+});
+
+describe('asTyped', () => {
+  it('keeps the words before the middle one and cuts that one after three letters', () => {
+    expect(asTyped('pandas dataframe tricks')).toBe('pandas dat');
+    expect(asTyped('asyncio')).toBe('asy');
+    expect(asTyped('a b c d')).toBe('a b c');
+  });
+
+  it('stays within the route’s 64 characters', () => {
+    expect(asTyped('word '.repeat(40)).length).toBeLessThanOrEqual(64);
   });
 });

@@ -100,3 +100,17 @@ export async function queryMix(dataSource: DataSource, perKind = 125): Promise<s
     .map((item) => item.q.trim())
     .filter((q) => q.length > 0 && q.length <= MAX_QUERY);
 }
+
+/** The suggest route's limit on `q` (docs/contract.md §7.2). */
+const MAX_TYPED = 64;
+
+/**
+ * What a search box holds while `q` is typed: its words up to the middle one, that one cut after
+ * its first three letters (`pandas dataframe tricks` → `pandas dat`), within the route's 64
+ * characters.
+ */
+export function asTyped(q: string): string {
+  const words = q.slice(0, MAX_TYPED).split(/\s+/).filter(Boolean);
+  const last = Math.floor(words.length / 2);
+  return [...words.slice(0, last), words[last]!.slice(0, 3)].join(' ');
+}
