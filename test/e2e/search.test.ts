@@ -287,6 +287,8 @@ describe('GET /api/videos/search (contract §7)', () => {
           title: 'Numbat field notes, second edition',
           description: 'Revised.',
           tags: ['seed', 'revised'],
+          speakers: [],
+          event: null,
           publishedAt: new Date(Date.UTC(2024, 0, 1)),
         },
       ]);
