@@ -38,6 +38,8 @@ async function dueVideos(
     title: `Purge benchmark video ${i}`,
     description: 'to be purged',
     tags: [],
+    speakers: [],
+    event: null,
     publishedAt: new Date(),
   }));
   const ids = contents.map((c) => c.id);

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { importRecordSchema, toImportedVideo, type ImportRecord } from '@app/shared/importer/import-record';
+import { importRecordSchema, toImportedVideo } from '@app/shared/importer/import-record';
 import { openJsonLines } from '@app/shared/importer/jsonl-reader';
 import { CatalogueModel, catalogueFile, type CatalogueVideo, type SampleVideo } from './catalogue';
 
@@ -27,7 +27,7 @@ const topOverlap = (a: string[], b: string[], n: number) =>
 function videosPerOwner(videos: (SampleVideo | CatalogueVideo)[]): number[] {
   const counts = new Map<string, number>();
   for (const video of videos) {
-    const { authorId } = toImportedVideo({ slug: 'x', ...video } as ImportRecord).content;
+    const { authorId } = toImportedVideo({ slug: 'x', ...video }).content;
     counts.set(authorId, (counts.get(authorId) ?? 0) + 1);
   }
   return [...counts.values()].sort((a, b) => b - a);

@@ -68,9 +68,11 @@ describe('GET /api/videos/search (contract §7)', () => {
     expect(Object.keys(item!).sort()).toEqual([
       'authorId',
       'description',
+      'event',
       'id',
       'publishedAt',
       'score',
+      'speakers',
       'tags',
       'title',
     ]);
@@ -287,6 +289,8 @@ describe('GET /api/videos/search (contract §7)', () => {
           title: 'Numbat field notes, second edition',
           description: 'Revised.',
           tags: ['seed', 'revised'],
+          speakers: [],
+          event: null,
           publishedAt: new Date(Date.UTC(2024, 0, 1)),
         },
       ]);

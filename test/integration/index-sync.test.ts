@@ -40,7 +40,16 @@ describe('index sync', () => {
     // A row whose index write never happened (the index was down, say).
     const missing = '5d0c7a9e-2b1f-4c3d-8e4f-a1b2c3d4e5f6';
     await context.videos.upsertContent([
-      { id: missing, authorId: 'a', title: 'Never indexed', description: '', tags: [], publishedAt: null },
+      {
+        id: missing,
+        authorId: 'a',
+        title: 'Never indexed',
+        description: '',
+        tags: [],
+        speakers: [],
+        event: null,
+        publishedAt: null,
+      },
     ]);
     await context.dataSource.query(
       "UPDATE videos SET title = 'Changed behind the index', version = version + 1 WHERE id = ?",

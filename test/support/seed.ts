@@ -9,6 +9,8 @@ export interface SeedOptions {
   description?: (index: number) => string;
   objectsPerVideo?: number;
   publishedAt?: (index: number) => Date;
+  speakers?: (index: number) => string[];
+  event?: (index: number) => string;
 }
 
 /** Writes videos the way the import does: rows, media objects and index documents. Returns their ids. */
@@ -23,6 +25,8 @@ export async function seedVideos(
     title: options.title?.(index) ?? `Seeded video ${index}`,
     description: options.description?.(index) ?? 'A video written by the test seed.',
     tags: ['seed'],
+    speakers: options.speakers?.(index) ?? [],
+    event: options.event?.(index) ?? null,
     publishedAt: options.publishedAt?.(index) ?? new Date(Date.UTC(2024, 0, 1 + index)),
   }));
   await context.videos.upsertContent(contents);

@@ -24,6 +24,14 @@ describe('Highlighter', () => {
     expect(fragment!.replace(/<\/?mark>/g, '')).not.toMatch(/[<>"]/);
   });
 
+  it('marks other inflections of a word, as the search matches them', () => {
+    expect(
+      new Highlighter('deploy dataframe').highlight({ title: 'Deploying DataFrames', description: '' }),
+    ).toEqual({
+      title: ['<mark>Deploying</mark> <mark>DataFrames</mark>'],
+    });
+  });
+
   it('treats the last word as the start of a word, as the search does (as-you-type)', () => {
     expect(
       new Highlighter('pandas datafr').highlight({ title: 'pandas DataFrames', description: '' }),

@@ -1,4 +1,5 @@
-import { QUERY_WORD } from '@app/shared/search/search-query.builder';
+import { MIN_PREFIX_LETTERS } from '@app/shared/search/search-query.builder';
+import { foldedWords, foldWord, QUERY_WORD, stemWord } from '@app/shared/search/search-text';
 
 /** Where a search item's text matched, as HTML-safe fragments (docs/contract.md §7.1). */
 export interface Highlights {
@@ -6,23 +7,14 @@ export interface Highlights {
   description?: string[];
 }
 
-/** How a word is compared with the query's words: the same key means a match. */
-export type WordKey = (word: string) => string;
-
-/** Letter case and accents aside: `Español` and `espanol` have the same key. */
-export const foldedKey: WordKey = (word) =>
-  word
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase();
+/** How the search compares words: case, accents and inflection aside (`Deploying` ~ `deploy`). */
+const wordKey = (word: string) => stemWord(foldWord(word));
 
 /** A description fragment's length in characters, about; and how many a description gets at most. */
 export const FRAGMENT_LENGTH = 160;
 export const MAX_FRAGMENTS = 3;
 /** Characters of context kept before a fragment's first match. */
 const LEAD = 40;
-/** The last word of a query matches as the start of a word (as-you-type) from this many characters. */
-export const MIN_PREFIX = 2;
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -42,21 +34,19 @@ interface Match {
 /**
  * Marks the words of a text that a query matched: each in `<mark>`…`</mark>`, every other
  * character HTML-escaped, so a client can insert a fragment as HTML whatever the text holds. Words
- * are cut by the same rule as the query's (`QUERY_WORD`) and compared by `key`; the query's last
- * word also matches the start of a word, as the search does.
+ * are cut and compared as the search compares them (search-text.ts): the query's words after its
+ * typo corrections, in any case, accents or inflection; the last word as typed also matches the
+ * start of a word.
  */
 export class Highlighter {
   private readonly keys: Set<string>;
   private readonly prefix: string | undefined;
 
-  constructor(
-    query: string,
-    private readonly key: WordKey = foldedKey,
-  ) {
-    const words = query.match(QUERY_WORD) ?? [];
-    this.keys = new Set(words.map((word) => key(word)));
-    const last = words.at(-1);
-    this.prefix = last && [...last].length >= MIN_PREFIX ? foldedKey(last) : undefined;
+  constructor(q: string, corrections: Record<string, string> = {}) {
+    const typed = foldedWords(q);
+    this.keys = new Set(typed.map((word) => wordKey(corrections[word] ?? word)));
+    const last = typed.at(-1);
+    this.prefix = last && [...last].length >= MIN_PREFIX_LETTERS ? last : undefined;
   }
 
   /** The highlights of an item, with only the fields that matched. */
@@ -72,8 +62,8 @@ export class Highlighter {
   private matches(text: string): Match[] {
     const found: Match[] = [];
     for (const word of text.matchAll(QUERY_WORD)) {
-      const key = this.key(word[0]);
-      if (this.keys.has(key) || (this.prefix !== undefined && foldedKey(word[0]).startsWith(this.prefix))) {
+      const key = wordKey(word[0]);
+      if (this.keys.has(key) || (this.prefix !== undefined && foldWord(word[0]).startsWith(this.prefix))) {
         found.push({ start: word.index, end: word.index + word[0].length, key });
       }
     }

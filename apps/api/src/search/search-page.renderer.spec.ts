@@ -8,6 +8,8 @@ const video = (overrides: Partial<VideoSummary> = {}): VideoSummary => ({
   authorId: 'author-1',
   publishedAt: new Date('2024-05-01T10:11:12.345Z'),
   tags: ['python', 'web "dev"'],
+  speakers: ['Zoë "Z" Ødegård', 'Li Wei'],
+  event: null,
   version: 3,
   ...overrides,
 });
@@ -17,6 +19,8 @@ const item = (v: VideoSummary, score: number) => ({
   title: v.title,
   description: v.description,
   authorId: v.authorId,
+  speakers: v.speakers,
+  event: v.event,
   publishedAt: v.publishedAt ? v.publishedAt.toISOString() : null,
   tags: v.tags,
   score,
@@ -25,7 +29,13 @@ const item = (v: VideoSummary, score: number) => ({
 describe('renderSearchPage', () => {
   it('writes the same JSON, key for key, as serialising the page object', () => {
     const first = video();
-    const second = video({ id: 'ffffffff-ffff-ffff-ffff-ffffffffffff', publishedAt: null, tags: [] });
+    const second = video({
+      id: 'ffffffff-ffff-ffff-ffff-ffffffffffff',
+      publishedAt: null,
+      tags: [],
+      speakers: [],
+      event: 'PyCon "Ünïcødé" 2024',
+    });
     const meta = { page: 2, limit: 2, total: 10_000, totalRelation: 'gte' as const };
     const nextCursor = 'eyJ2IjoxfQ."quoted"';
     const body = renderSearchPage(

@@ -16,6 +16,8 @@ export function renderItemHead(video: VideoSummary): ItemHead {
     title: video.title,
     description: video.description,
     authorId: video.authorId,
+    speakers: video.speakers,
+    event: video.event,
     publishedAt: video.publishedAt ? video.publishedAt.toISOString() : null,
     tags: video.tags,
   };

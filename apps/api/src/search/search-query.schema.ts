@@ -148,6 +148,8 @@ export const searchPageSchema = z.object({
       title: z.string(),
       description: z.string(),
       authorId: z.string(),
+      speakers: z.array(z.string()).meta({ description: 'names of the people in the video' }),
+      event: z.string().nullable().meta({ description: 'the event or channel the video belongs to' }),
       publishedAt: z.string().nullable().meta({ description: 'ISO 8601 UTC' }),
       tags: z.array(z.string()),
       score: z.number().meta({ description: 'relevance; only comparable within one search' }),

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { QUERY_WORD } from '@app/shared/search/search-query.builder';
+import { foldedWords } from '@app/shared/search/search-text';
 
 /** No correction: the index holds the word, or holds nothing close to it. */
 const NONE = '';
@@ -17,10 +17,10 @@ export class TypoCorrections {
     this.known = new LRUCache({ max: maxWords, ttl: ttlMs });
   }
 
-  /** The corrections of `q`'s words, or undefined when some word has not been asked about yet. */
+  /** The corrections of `q`'s words (folded), or undefined when some word has not been asked about yet. */
   lookup(q: string): Record<string, string> | undefined {
     const found: Record<string, string> = {};
-    for (const word of q.toLowerCase().match(QUERY_WORD) ?? []) {
+    for (const word of foldedWords(q)) {
       const correction = this.known.get(word);
       if (correction === undefined) return undefined;
       if (correction !== NONE) found[word] = correction;

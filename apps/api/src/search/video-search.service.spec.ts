@@ -13,6 +13,8 @@ const summary = (id: string, version = 1): VideoSummary => ({
   title: `Title ${id}`,
   description: '',
   authorId: 'a1',
+  speakers: [],
+  event: null,
   publishedAt: null,
   tags: [],
   version,

@@ -3,7 +3,7 @@ import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { correctedText, type SearchCriteria } from '@app/shared/search/search-query.builder';
+import type { SearchCriteria } from '@app/shared/search/search-query.builder';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import type { SearchQuery, SuggestQuery } from './search-query.schema';
 import { fingerprint, SearchCursors } from './search-cursor';
@@ -53,9 +53,7 @@ export class VideoSearchService {
       : await this.ranking.page(criteria, page, query.limit);
 
     const ids = ranking.hits.map((hit) => hit.id);
-    const highlighter = query.highlight
-      ? new Highlighter(correctedText(query.q, ranking.corrections))
-      : undefined;
+    const highlighter = query.highlight ? new Highlighter(query.q, ranking.corrections) : undefined;
     const { heads, highlights } = highlighter
       ? await this.highlighted(ids, highlighter)
       : { heads: await this.activeHeads(ids), highlights: undefined };

@@ -6,9 +6,15 @@ import { VideoEntity } from '../video/video.entity';
 import { Init1763683200000 } from './migrations/1763683200000-init';
 import { DeletionRequest1763769600000 } from './migrations/1763769600000-deletion-request';
 import { AsciiIds1795219200000 } from './migrations/1795219200000-ascii-ids';
+import { SpeakersEvent1795305600000 } from './migrations/1795305600000-speakers-event';
 
 export const ENTITIES = [VideoEntity, DeletionAuditEntity];
-export const MIGRATIONS = [Init1763683200000, DeletionRequest1763769600000, AsciiIds1795219200000];
+export const MIGRATIONS = [
+  Init1763683200000,
+  DeletionRequest1763769600000,
+  AsciiIds1795219200000,
+  SpeakersEvent1795305600000,
+];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {
   return {

@@ -8,8 +8,8 @@ export const importRecordSchema = z
     id: z.string().refine(isValidVideoId, 'must be a UUID (docs/contract.md §5)').optional(),
     slug: z.string().min(1).max(512).optional(),
     authorId: z.string().min(1).max(128).optional(),
-    speakers: z.array(z.string()).optional(),
-    event: z.string().optional(),
+    speakers: z.array(z.string().max(256)).nullish(),
+    event: z.string().max(512).nullish(),
     title: z.string().trim().min(1).max(512),
     description: z.string().nullish(),
     tags: z.array(z.string()).nullish(),
@@ -73,9 +73,14 @@ function deriveAuthorId(record: ImportRecord): string {
   return uuidV5(source, AUTHOR_ID_NAMESPACE);
 }
 
+/** Each name once, trimmed, in the record's order; blank names dropped. */
+function distinctNames(names: string[] | null | undefined): string[] {
+  return [...new Set((names ?? []).map((name) => name.trim()).filter((name) => name.length > 0))];
+}
+
 export function toImportedVideo(record: ImportRecord): ImportedVideo {
   const id = record.id ? normalizeId(record.id) : uuidV5(record.slug!, VIDEO_ID_NAMESPACE);
-  const tags = [...new Set((record.tags ?? []).map((tag) => tag.trim()).filter((tag) => tag.length > 0))];
+  const tags = distinctNames(record.tags);
   const media = (record.media ?? DEFAULT_MEDIA).map((name) => ({
     name,
     contentType: CONTENT_TYPES[name.split('.').pop()!.toLowerCase()] ?? 'application/octet-stream',
@@ -89,6 +94,8 @@ export function toImportedVideo(record: ImportRecord): ImportedVideo {
       title: record.title.trim(),
       description: (record.description ?? '').replace(/\r\n/g, '\n'),
       tags,
+      speakers: distinctNames(record.speakers),
+      event: record.event?.trim() || null,
       publishedAt: parseRecordDate(record.publishedAt ?? record.recorded),
     },
     media,

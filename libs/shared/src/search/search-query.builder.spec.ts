@@ -1,7 +1,6 @@
 import {
   buildSearchRequest,
   buildSuggestRequest,
-  correctedText,
   corrections,
   FACET_SIZE,
   facetCounts,
@@ -69,10 +68,17 @@ describe('buildSearchRequest', () => {
     ]);
   });
 
-  it('scores with one dis_max over the fields and the all-words and phrase alternatives', () => {
+  /** The alternatives of a search's dis_max. */
+  const alternatives = (q: string, fixes?: Record<string, string>) => {
+    const request = buildSearchRequest({ ...criteria, q, corrections: fixes }, page3, 'videos');
+    return (request.query?.bool?.must as { dis_max: { queries: Record<string, Record<string, object>>[] } })
+      .dis_max.queries;
+  };
+
+  it('scores with one dis_max over the fields and the all-words, phrase and prefix alternatives', () => {
     const request = buildSearchRequest(criteria, page3, 'videos');
     const scoring = request.query?.bool?.must as { dis_max: { queries: unknown[]; tie_breaker?: number } };
-    expect(scoring.dis_max.queries).toHaveLength(6);
+    expect(scoring.dis_max.queries).toHaveLength(7);
     // A tie breaker keeps Elasticsearch from skipping documents (six times the cost, measured).
     expect(scoring.dis_max.tie_breaker).toBeUndefined();
     expect(JSON.stringify(scoring)).not.toMatch(/fuzziness/);
@@ -106,11 +112,31 @@ describe('buildSearchRequest', () => {
     expect(request.from).toBeUndefined();
   });
 
-  it('replaces only the words the index lacks, whatever their case or punctuation', () => {
-    expect(correctedText('Pyhton, and pyhton decorators', { pyhton: 'python' })).toBe(
-      'python, and python decorators',
-    );
-    expect(correctedText('  decorators ', {})).toBe('decorators');
+  it('matches stems without accents, corrected where the index lacks one, and the typed words in the phrase and prefix', () => {
+    const [anyWord, , , allWords, , phrase, prefix] = alternatives('Pyhton, DEPLOYING añadidos', {
+      pyhton: 'python',
+    });
+    expect(anyWord).toMatchObject({ match: { 'stems.heading': { query: 'python deploy anadido' } } });
+    expect(allWords?.match?.['stems.heading']).toMatchObject({
+      query: 'python deploy anadido',
+      operator: 'and',
+    });
+    // The exact form ranks first: the phrase is the words as typed (folded), not their stems.
+    expect(phrase).toEqual({
+      match_phrase: { heading: { query: 'python deploying anadidos', slop: 2, boost: 9 } },
+    });
+    expect(prefix).toEqual({
+      match_bool_prefix: { heading: { query: 'python deploying anadidos', operator: 'and', boost: 5 } },
+    });
+    // The last word may still be being typed: its prefix is never corrected.
+    const [, , , , , , typing] = alternatives('deploying pyth', { pyth: 'path' });
+    expect(typing).toMatchObject({ match_bool_prefix: { heading: { query: 'deploying pyth' } } });
+  });
+
+  it('matches the last word as a prefix only when it has two letters or more', () => {
+    expect(alternatives('data science a')).toHaveLength(6);
+    expect(alternatives('data science ab')).toHaveLength(7);
+    expect(alternatives('日本')).toHaveLength(7);
   });
 
   it('corrects only the words the index lacks and has a close word for', () => {
@@ -167,15 +193,17 @@ describe('facets', () => {
 
 describe('buildSuggestRequest', () => {
   it('needs every word in the title, the last as a prefix, and prefers titles that start as typed', () => {
-    const request = buildSuggestRequest('  Pandas DataFr ', 8, 'videos');
+    const request = buildSuggestRequest('  Pandas DatáFr ', 8, 'videos');
     expect(request).toMatchObject({ index: 'videos', size: 8, _source: ['title'] });
     const bool = request.query!.bool!;
     expect(bool.filter).toEqual([{ term: { state: 'active' } }]);
-    expect(bool.must).toEqual({ match_bool_prefix: { title: { query: 'Pandas DataFr', operator: 'and' } } });
-    // Span terms are not analysed: the words go in lower case, and the prefix is bounded.
-    expect(JSON.stringify(bool.should)).toContain('{"span_term":{"title":"pandas"}}');
+    expect(bool.must).toEqual({
+      match_bool_prefix: { heading: { query: 'pandas datafr', operator: 'and' } },
+    });
+    // Span terms are not analysed: the words go folded, and the prefix is bounded.
+    expect(JSON.stringify(bool.should)).toContain('{"span_term":{"heading":"pandas"}}');
     expect(JSON.stringify(bool.should)).toContain(
-      '"prefix":{"title":{"value":"datafr","rewrite":"top_terms_50"}}',
+      '"prefix":{"heading":{"value":"datafr","rewrite":"top_terms_50"}}',
     );
     expect((bool.should as { span_first: { end: number } }).span_first.end).toBe(2);
   });

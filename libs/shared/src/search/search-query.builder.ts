@@ -1,6 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { VideoState } from '../video/video-state';
 import { MAX_RESULT_WINDOW } from './search-params';
+import { foldedWords, stemWord } from './search-text';
 
 export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const;
 export type SearchSort = (typeof SEARCH_SORTS)[number];
@@ -19,7 +20,7 @@ export interface SearchCriteria {
   /** Inclusive upper bound, already resolved to an instant. */
   to?: Date;
   sort: SearchSort;
-  /** Words of `q` the index does not hold, each with the spelling that replaces it (see `corrections`). */
+  /** Folded words of `q` the index does not hold, each with the word that replaces it (see `corrections`). */
   corrections?: Record<string, string>;
   /** Counts to add over all matches; they select and order nothing, so a cursor ignores them. */
   facets?: readonly SearchFacet[];
@@ -60,21 +61,32 @@ function publishedWithin(from?: Date, to?: Date): estypes.QueryDslQueryContainer
 }
 
 /**
- * The words of a query as the index's standard tokenizer cuts them, near enough: letters and
- * digits, with inner apostrophes (`don't` is one word). Typo corrections are keyed by them.
+ * A query's words folded, each word the index lacks replaced by its correction; their stems; and
+ * the words with the last one as typed (a word still being typed is no typo).
  */
-export const QUERY_WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
-
-/** `q` with every word the index does not hold replaced by its correction. */
-export function correctedText(q: string, corrections: Record<string, string> = {}): string {
-  return q.trim().replace(QUERY_WORD, (word) => corrections[word.toLowerCase()] ?? word);
+function queryText(q: string, corrections: Record<string, string> = {}) {
+  const typed = foldedWords(q);
+  const words = typed.map((word) => corrections[word] ?? word);
+  return {
+    words: words.join(' '),
+    stems: words.map(stemWord).join(' '),
+    typing: [...words.slice(0, -1), ...typed.slice(-1)].join(' '),
+  };
 }
 
+/** The shortest last word that also matches as a prefix: a single letter would match most videos. */
+export const MIN_PREFIX_LETTERS = 2;
+
 /**
- * The scoring part of a search: one `dis_max`, whose score is its best alternative's:
- * - any word in the title (×3), the tags (×2) or the description (×2);
- * - every word in the title (×6) or in the description (×3): all words rank above some;
- * - the words as a phrase in the title, slop 2 (×9): phrase and proximity rank higher.
+ * The scoring part of a search: one `dis_max`, whose score is its best alternative's. The text is
+ * folded (no accents, lower case) and stemmed by the application (search-text.ts), so every
+ * alternative but the phrase matches any inflection of a word:
+ * - any word in the heading (title, speakers, event: ×3), the tags (×2) or the description (×2);
+ * - every word in the heading (×6) or in the description (×3): all words rank above some;
+ * - the words as they were typed, as a phrase in the heading, slop 2 (×9): phrase and proximity
+ *   rank higher, and the exact form of a word above its other forms;
+ * - every word in the heading with the last one as a prefix (×5): as-you-type. Prefixes of 2–5
+ *   letters are indexed terms; a longer one expands to the few words that start with it.
  * A title match outranks a description-only one at each level. One `dis_max` without a tie breaker
  * lets Elasticsearch skip documents that cannot reach the page, so it costs about what a plain
  * `multi_match` costs; the same signals as separate `should` clauses (summed) cost 1.6–2× as
@@ -83,19 +95,26 @@ export function correctedText(q: string, corrections: Record<string, string> = {
  * plain query at a million videos. The text only ever reaches `match`-family queries, which
  * analyse it as plain words: quotes, colons or `AND` are never syntax.
  */
-function rankingQuery(text: string): estypes.QueryDslQueryContainer {
+function rankingQuery(q: string, corrections?: Record<string, string>): estypes.QueryDslQueryContainer {
+  const { words, stems, typing } = queryText(q, corrections);
   const match = (field: string, boost: number, operator: 'or' | 'and' = 'or') => ({
-    match: { [field]: { query: text, boost, operator } },
+    match: { [field]: { query: stems, boost, operator } },
   });
+  const last = typing.slice(typing.lastIndexOf(' ') + 1);
+  const asTyped: estypes.QueryDslQueryContainer[] =
+    [...last].length >= MIN_PREFIX_LETTERS
+      ? [{ match_bool_prefix: { heading: { query: typing, operator: 'and', boost: 5 } } }]
+      : [];
   return {
     dis_max: {
       queries: [
-        match('title', 3),
-        match('tags.text', 2),
-        match('description', 2),
-        match('title', 6, 'and'),
-        match('description', 3, 'and'),
-        { match_phrase: { title: { query: text, slop: 2, boost: 9 } } },
+        match('stems.heading', 3),
+        match('stems.tags', 2),
+        match('stems.description', 2),
+        match('stems.heading', 6, 'and'),
+        match('stems.description', 3, 'and'),
+        { match_phrase: { heading: { query: words, slop: 2, boost: 9 } } },
+        ...asTyped,
       ],
     },
   };
@@ -145,7 +164,7 @@ export function buildSearchRequest(
   const query: estypes.QueryDslQueryContainer = {
     bool: {
       filter: filters(criteria),
-      must: rankingQuery(correctedText(criteria.q, criteria.corrections)),
+      must: rankingQuery(criteria.q, criteria.corrections),
     },
   };
   // Exact up to the window any page can reach, then a lower bound: counting every match of a
@@ -234,7 +253,7 @@ export function positionRequest(
     query: {
       bool: {
         filter: [{ ids: { values: [id] } }],
-        must: rankingQuery(correctedText(criteria.q, criteria.corrections)),
+        must: rankingQuery(criteria.q, criteria.corrections),
       },
     },
     sort: completeSort(criteria.sort),
@@ -242,16 +261,16 @@ export function positionRequest(
 }
 
 /**
- * Titles that start as `words` do, the last one as the start of a word: a span at the title's
- * start. The prefix takes the 50 most frequent words it can complete, so a single letter cannot
+ * Titles that start as `words` (folded) do, the last one as the start of a word: a span at the
+ * start of the heading, whose first value is the title. The prefix takes the 50 most frequent words it can complete, so a single letter cannot
  * expand into thousands of clauses.
  */
 function titleStart(words: string[]): estypes.QueryDslQueryContainer | undefined {
   const last = words.at(-1);
   if (!last) return undefined;
   const spans: estypes.QueryDslSpanQuery[] = [
-    ...words.slice(0, -1).map((word) => ({ span_term: { title: word } })),
-    { span_multi: { match: { prefix: { title: { value: last, rewrite: 'top_terms_50' } } } } },
+    ...words.slice(0, -1).map((word) => ({ span_term: { heading: word } })),
+    { span_multi: { match: { prefix: { heading: { value: last, rewrite: 'top_terms_50' } } } } },
   ];
   const match: estypes.QueryDslSpanQuery =
     spans.length === 1 ? spans[0]! : { span_near: { clauses: spans, slop: 0, in_order: true } };
@@ -260,12 +279,14 @@ function titleStart(words: string[]): estypes.QueryDslQueryContainer | undefined
 
 /**
  * Titles that complete what a search box holds (docs/contract.md §7.2): every word of `q` in the
- * title, the last one as the start of a word (at most 50 words of the index complete it), titles
+ * heading (title, speakers, event; accents and case aside), the last one as the start of a word
+ * (an indexed prefix up to 5 letters; beyond, at most 50 words of the index complete it), titles
  * that start as typed first, then the better match, then the newer video. Active videos only.
  */
 export function buildSuggestRequest(q: string, limit: number, index: string): estypes.SearchRequest {
-  const text = q.trim();
-  const start = titleStart((text.match(QUERY_WORD) ?? []).map((word) => word.toLowerCase()));
+  const words = foldedWords(q);
+  const text = words.join(' ');
+  const start = titleStart(words);
   return {
     index,
     size: limit,
@@ -274,7 +295,7 @@ export function buildSuggestRequest(q: string, limit: number, index: string): es
     query: {
       bool: {
         filter: [{ term: { state: VideoState.Active } }],
-        must: { match_bool_prefix: { title: { query: text, operator: 'and' } } },
+        must: { match_bool_prefix: { heading: { query: text, operator: 'and' } } },
         ...(start ? { should: start } : {}),
       },
     },
@@ -283,34 +304,42 @@ export function buildSuggestRequest(q: string, limit: number, index: string): es
 }
 
 /**
- * Asks the index which words of `q` it holds nowhere (title, description or tags), each with the
- * closest word it does hold: Elasticsearch's term suggester over the `spelling` field, only for
- * missing words (a word that is there costs one dictionary lookup).
+ * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description or tags),
+ * each with the closest word it does hold: Elasticsearch's term suggester over the `spelling`
+ * field, only for missing words (a word that is there costs one dictionary lookup).
  */
 export function typoSuggestions(q: string): estypes.SearchSuggester {
   return {
     spelling: {
-      text: q,
+      text: foldedWords(q).join(' '),
       term: { field: 'spelling', suggest_mode: 'missing', size: 1, min_word_length: 4, prefix_length: 1 },
     },
   };
 }
 
+const STEM_FIELDS = ['stems.heading', 'stems.description', 'stems.tags'];
+
 /**
- * Asks whether the index holds each of `words` anywhere: a size-0 search counting, per word, the
- * documents whose `spelling` field has it. The suggester's "missing" is per shard: with several
- * shards, a word present in one shard but not another comes back with a correction.
+ * Asks whether the index holds each of `words` anywhere, as it is or as another form of it: a
+ * size-0 search counting, per word, the documents whose `spelling` field has it or whose stems
+ * have its stem. A form the index lacks is no typo (`pythons` finds Python through its stem), and
+ * the suggester's "missing" is per shard: with several shards, a word present in one shard but not
+ * another comes back with a correction.
  */
 export function heldWordsRequest(index: string, words: string[]): estypes.SearchRequest {
+  const held = (word: string): estypes.QueryDslQueryContainer => ({
+    bool: {
+      should: [
+        { term: { spelling: word } },
+        ...STEM_FIELDS.map((field) => ({ term: { [field]: stemWord(word) } })),
+      ],
+    },
+  });
   return {
     index,
     size: 0,
     track_total_hits: false,
-    aggs: {
-      held: {
-        filters: { filters: Object.fromEntries(words.map((word) => [word, { term: { spelling: word } }])) },
-      },
-    },
+    aggs: { held: { filters: { filters: Object.fromEntries(words.map((word) => [word, held(word)])) } } },
   };
 }
 

@@ -2,11 +2,14 @@ import type { estypes } from '@elastic/elasticsearch';
 
 /**
  * The search index, built only from analysis that Elasticsearch's server core ships (standard
- * tokenizer, lowercase, stop, shingle), so the same definition runs on the test distribution and
- * in production. Bump INDEX_DEFINITION_VERSION when the mapping changes: the reindex builds a new
- * index and swaps the alias.
+ * tokenizer, lowercase, stop), so the same definition runs on the test distribution and in
+ * production. That core has no stemmer and no ASCII folding, so the application folds accents and
+ * stems words itself (search-text.ts) and writes the results beside the original text: `heading`
+ * (folded words) and `stems` (their stems), which the search queries; the original `title` and
+ * `description` stay as written. Bump INDEX_DEFINITION_VERSION when the mapping or the derived
+ * text changes: the reindex (`cli reindex`) builds a new index and swaps the alias.
  */
-export const INDEX_DEFINITION_VERSION = 2;
+export const INDEX_DEFINITION_VERSION = 3;
 
 export const videoIndexSettings: estypes.IndicesIndexSettings = {
   number_of_shards: 1,
@@ -14,16 +17,13 @@ export const videoIndexSettings: estypes.IndicesIndexSettings = {
   analysis: {
     filter: {
       video_stop: { type: 'stop', stopwords: '_english_' },
-      video_shingle: { type: 'shingle', min_shingle_size: 2, max_shingle_size: 2, output_unigrams: false },
     },
     analyzer: {
       video_text: { type: 'custom', tokenizer: 'standard', filter: ['lowercase'] },
       video_text_stop: { type: 'custom', tokenizer: 'standard', filter: ['lowercase', 'video_stop'] },
-      video_shingle: { type: 'custom', tokenizer: 'standard', filter: ['lowercase', 'video_shingle'] },
     },
   },
 };
-
 /** How an index is spread over the cluster: ELASTICSEARCH_SHARDS and ELASTICSEARCH_REPLICAS. */
 export interface IndexShape {
   shards: number;
@@ -35,30 +35,43 @@ export function videoIndexSettingsFor({ shards, replicas }: IndexShape): estypes
   return { ...videoIndexSettings, number_of_shards: shards, number_of_replicas: replicas };
 }
 
-const text = (analyzer: string): estypes.MappingProperty => ({
+/** Words for matching only: no positions (no phrase runs on them), and not in `_source`. */
+const stems = (analyzer: string): estypes.MappingProperty => ({
   type: 'text',
   analyzer,
-  copy_to: 'spelling',
-  fields: { shingles: { type: 'text', analyzer: 'video_shingle' } },
+  index_options: 'freqs',
 });
 
 export const videoIndexMappings: estypes.MappingTypeMapping = {
   dynamic: 'strict',
+  // The derived text is rebuilt from MySQL on every write, never read back.
+  _source: { excludes: ['heading', 'stems.*', 'spelling'] },
   properties: {
     id: { type: 'keyword' },
     authorId: { type: 'keyword' },
     state: { type: 'keyword' },
-    tags: {
-      type: 'keyword',
-      copy_to: 'spelling',
-      fields: { text: { type: 'text', analyzer: 'video_text' } },
+    tags: { type: 'keyword' },
+    title: { type: 'text', analyzer: 'video_text' },
+    description: { type: 'text', analyzer: 'video_text_stop' },
+    // The words a video is known by (title, speakers, event), folded: the exact-form phrase, and the
+    // last word of a query as a prefix (prefixes of 2–5 letters indexed: one term to look up).
+    heading: {
+      type: 'text',
+      analyzer: 'video_text',
+      index_prefixes: { min_chars: 2, max_chars: 5 },
     },
-    // Every word of the title, description and tags, for one question only: which words of a
-    // query the index holds nowhere (typo corrections, see search-query.builder). Words only: no
-    // frequencies, positions or norms, and not stored.
+    // The stems of the folded words: any inflection, no accents needed.
+    stems: {
+      properties: {
+        heading: stems('video_text'),
+        description: stems('video_text_stop'),
+        tags: stems('video_text'),
+      },
+    },
+    // Every folded word of the heading, description and tags, once, for one question only: which
+    // words of a query the index holds nowhere (typo corrections, see search-query.builder). Words
+    // only: no frequencies, positions or norms.
     spelling: { type: 'text', analyzer: 'video_text', index_options: 'docs', norms: false },
-    title: text('video_text'),
-    description: text('video_text_stop'),
     publishedAt: { type: 'date' },
   },
 };
@@ -72,4 +85,9 @@ export interface VideoDocument {
   description: string;
   tags: string[];
   publishedAt: string | null;
+  /** Title, speakers and event, each as folded words. */
+  heading: string[];
+  stems: { heading: string[]; description: string; tags: string[] };
+  /** Every folded word of the heading, description and tags, once. */
+  spelling: string;
 }

@@ -24,6 +24,14 @@ export class VideoEntity {
   @Column({ type: 'json' })
   tags!: string[];
 
+  /** The names of the people in the video. */
+  @Column({ type: 'json', default: () => "('[]')" })
+  speakers!: string[];
+
+  /** The event or channel the video belongs to. */
+  @Column({ type: 'varchar', length: 512, nullable: true })
+  event!: string | null;
+
   @Column({ name: 'published_at', type: 'datetime', precision: 3, nullable: true })
   publishedAt!: Date | null;
 

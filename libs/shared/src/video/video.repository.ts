@@ -14,6 +14,8 @@ export interface VideoContent {
   title: string;
   description: string;
   tags: string[];
+  speakers: string[];
+  event: string | null;
   publishedAt: Date | null;
 }
 
@@ -22,7 +24,7 @@ export interface VideoContent {
  * A video's content (what the import writes and a search shows) apart from its lifecycle (what
  * deciding on it and auditing its deletion need).
  */
-const CONTENT_COLUMNS = 'title, description, tags, published_at AS publishedAt';
+const CONTENT_COLUMNS = 'title, description, tags, speakers, event, published_at AS publishedAt';
 const LIFECYCLE_COLUMNS = `id, author_id AS authorId, state, deleted_at AS deletedAt, purge_at AS purgeAt,
   deletion_reason AS deletionReason, deletion_requested_by AS deletionRequestedBy, version`;
 const VIDEO_COLUMNS = `${LIFECYCLE_COLUMNS}, ${CONTENT_COLUMNS}, created_at AS createdAt, updated_at AS updatedAt`;
@@ -33,11 +35,18 @@ export type VideoLifecycleRow = Pick<
   'id' | 'authorId' | 'state' | 'deletedAt' | 'purgeAt' | 'deletionReason' | 'deletionRequestedBy' | 'version'
 >;
 
-type RawVideo = Omit<VideoEntity, 'tags'> & { tags: string | string[] };
+/** The JSON columns of a row: MariaDB returns them as text, MySQL as parsed values. */
+type JsonLists = { tags: string | string[]; speakers: string | string[] };
 
-/** MariaDB returns JSON columns as text, MySQL as parsed values. */
-function parseTags<T extends { tags: string | string[] }>(raw: T): Omit<T, 'tags'> & { tags: string[] } {
-  return { ...raw, tags: typeof raw.tags === 'string' ? (JSON.parse(raw.tags) as string[]) : raw.tags };
+type RawVideo = Omit<VideoEntity, keyof JsonLists> & JsonLists;
+
+const parsedList = (value: string | string[]): string[] =>
+  typeof value === 'string' ? (JSON.parse(value) as string[]) : value;
+
+function parseLists<T extends JsonLists>(
+  raw: T,
+): Omit<T, keyof JsonLists> & { tags: string[]; speakers: string[] } {
+  return { ...raw, tags: parsedList(raw.tags), speakers: parsedList(raw.speakers) };
 }
 
 /** A deletion whose media and index document are gone: what its audit record says. */
@@ -50,11 +59,11 @@ export interface FinishedDeletion {
 /** What a search answer shows of a video, and the version it was read at. */
 export type VideoSummary = Pick<
   VideoEntity,
-  'id' | 'authorId' | 'title' | 'description' | 'tags' | 'publishedAt' | 'version'
+  'id' | 'authorId' | 'title' | 'description' | 'tags' | 'speakers' | 'event' | 'publishedAt' | 'version'
 >;
 
 /** Only the columns a search answer shows: fewer values to send, parse and allocate per hit. */
-type RawSummary = Omit<VideoSummary, 'tags'> & { tags: string | string[] };
+type RawSummary = Omit<VideoSummary, keyof JsonLists> & JsonLists;
 
 const SUMMARY_COLUMNS = `id, author_id AS authorId, ${CONTENT_COLUMNS}, version`;
 
@@ -84,23 +93,26 @@ export class VideoRepository {
     if (rows.length === 0) return;
     // Timestamps come from this process's clock, like every other write, never the server's time zone.
     const now = new Date();
-    const placeholders = rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+    const placeholders = rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
     const values = rows.flatMap((row) => [
       row.id,
       row.authorId,
       row.title,
       row.description,
       JSON.stringify(row.tags),
+      JSON.stringify(row.speakers),
+      row.event,
       row.publishedAt,
       now,
       now,
     ]);
     // VALUES(col) is deprecated in MySQL 8 but is the one upsert syntax MySQL and MariaDB share.
     await this.dataSource.query(
-      `INSERT INTO videos (id, author_id, title, description, tags, published_at, created_at, updated_at) VALUES ${placeholders}
+      `INSERT INTO videos (id, author_id, title, description, tags, speakers, event, published_at, created_at, updated_at)
+       VALUES ${placeholders}
        ON DUPLICATE KEY UPDATE
          author_id = VALUES(author_id), title = VALUES(title), description = VALUES(description),
-         tags = VALUES(tags), published_at = VALUES(published_at),
+         tags = VALUES(tags), speakers = VALUES(speakers), event = VALUES(event), published_at = VALUES(published_at),
          version = version + 1, updated_at = VALUES(updated_at)`,
       values,
     );
@@ -112,7 +124,7 @@ export class VideoRepository {
       `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id IN (?)`,
       [ids],
     );
-    return rows.map(parseTags);
+    return rows.map(parseLists);
   }
 
   /**
@@ -144,7 +156,7 @@ export class VideoRepository {
 
   /** What a search shows of the active videos among `ids`. */
   async findActiveByIds(ids: string[]): Promise<VideoSummary[]> {
-    return (await this.activeRows<RawSummary>(SUMMARY_COLUMNS, ids)).map(parseTags);
+    return (await this.activeRows<RawSummary>(SUMMARY_COLUMNS, ids)).map(parseLists);
   }
 
   /**
@@ -177,7 +189,7 @@ export class VideoRepository {
       `SELECT ${VIDEO_COLUMNS} FROM videos WHERE id = ? FOR UPDATE`,
       [id],
     );
-    return rows[0] ? parseTags(rows[0]) : null;
+    return rows[0] ? parseLists(rows[0]) : null;
   }
 
   /**
@@ -278,7 +290,7 @@ export class VideoRepository {
   async *rowBatches(batchSize = 1_000, changedSince?: Date): AsyncGenerator<VideoEntity[]> {
     const [where, parameters] = changedSince ? ['updated_at >= ?', [changedSince]] : ['TRUE', []];
     for await (const rows of this.keysetPages<RawVideo>(VIDEO_COLUMNS, where, parameters, batchSize)) {
-      yield rows.map(parseTags);
+      yield rows.map(parseLists);
     }
   }
 

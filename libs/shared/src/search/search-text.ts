@@ -1,0 +1,62 @@
+import stem from 'wink-porter2-stemmer';
+
+/**
+ * The words of a text as the search compares them, near enough to how the index's standard
+ * tokenizer cuts them: letters and digits, with inner apostrophes (`don't` is one word).
+ */
+export const QUERY_WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
+
+/** Latin letters that Unicode does not decompose into a base letter and marks. */
+const UNDECOMPOSED: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  ł: 'l',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
+};
+const UNDECOMPOSED_LETTER = new RegExp(`[${Object.keys(UNDECOMPOSED).join('')}]`, 'gu');
+
+/**
+ * A word in lower case without its accents (`Español` → `espanol`, `Straße` → `strasse`):
+ * compatibility decomposition, marks removed, and the few Latin letters that do not decompose
+ * spelt in ASCII. Elasticsearch's test distribution has no ASCII folding, so the application folds
+ * (docs/relevance.md, "Inflection and accents").
+ */
+export function foldWord(word: string): string {
+  return word
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/’/g, "'")
+    .replace(UNDECOMPOSED_LETTER, (letter) => UNDECOMPOSED[letter]!);
+}
+
+/** The folded words of a text, in order. */
+export function foldedWords(text: string): string[] {
+  return (text.match(QUERY_WORD) ?? []).map(foldWord);
+}
+
+/**
+ * A folded word's English stem (Porter2: `deploying`, `deployed`, `deployment` → `deploy`;
+ * `dataframes` → `datafram`). Applied once: Porter2 is not idempotent (`hettinger` → `hetting` →
+ * `het`), so a stem never goes through it again.
+ */
+export function stemWord(folded: string): string {
+  return stem(folded);
+}
+
+/** A text as the index's folded field holds it: its folded words, separated by spaces. */
+export function foldedText(text: string): string {
+  return foldedWords(text).join(' ');
+}
+
+/** A text as the index's stemmed fields hold it: the stems of its folded words, in order. */
+export function stemmedText(text: string): string {
+  return foldedWords(text).map(stemWord).join(' ');
+}
