@@ -21,6 +21,7 @@ const TITLES = [
   'Pandas internals',
   'Data science with pandas',
   'Numpy for beginners',
+  'Introducción a Python en Español',
 ];
 
 describe('GET /api/videos/suggest (contract §7.2)', () => {
@@ -59,6 +60,9 @@ describe('GET /api/videos/suggest (contract §7.2)', () => {
     expect((await titles('q=pand')).at(-1)).toBe('Data science with pandas');
     expect(await titles('q=numpy%20for%20beg')).toEqual(['Numpy for beginners']);
     expect(await titles('q=zzz')).toEqual([]);
+    // Accents and case aside, both ways.
+    expect(await titles('q=introduccion%20a%20pyth')).toEqual(['Introducción a Python en Español']);
+    expect(await titles('q=PYTHON%20EN%20ESPA%C3%91')).toEqual(['Introducción a Python en Español']);
   });
 
   it('answers at most limit titles (8 by default), and user text is never syntax', async () => {
