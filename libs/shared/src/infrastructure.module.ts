@@ -10,6 +10,8 @@ import { SearchIndexService } from './search/search-index.service';
 import { StorageService } from './storage/storage.service';
 import { StorageCleaner } from './storage/storage-cleaner';
 import { JobQueues } from './queue/job-queues.service';
+import { OutboxRepository } from './events/outbox.repository';
+import { OutboxService } from './events/outbox.service';
 import { VideoIndexSyncService } from './video/video-index-sync.service';
 import { VideoLifecycleService } from './video/video-lifecycle.service';
 import { VideoPurgeService } from './video/video-purge.service';
@@ -23,6 +25,8 @@ const SERVICES = [
   StorageService,
   StorageCleaner,
   VideoRepository,
+  OutboxRepository,
+  OutboxService,
   JobQueues,
   VideoIndexSyncService,
   VideoLifecycleService,
