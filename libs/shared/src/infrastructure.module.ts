@@ -12,6 +12,9 @@ import { StorageCleaner } from './storage/storage-cleaner';
 import { JobQueues } from './queue/job-queues.service';
 import { OutboxRepository } from './events/outbox.repository';
 import { OutboxService } from './events/outbox.service';
+import { WebhookClient } from './events/webhook.client';
+import { WebhookDeliveryService } from './events/webhook-delivery.service';
+import { WebhookSigner } from './events/webhook-signer';
 import { VideoIndexSyncService } from './video/video-index-sync.service';
 import { VideoLifecycleService } from './video/video-lifecycle.service';
 import { VideoPurgeService } from './video/video-purge.service';
@@ -27,6 +30,9 @@ const SERVICES = [
   VideoRepository,
   OutboxRepository,
   OutboxService,
+  WebhookClient,
+  WebhookSigner,
+  WebhookDeliveryService,
   JobQueues,
   VideoIndexSyncService,
   VideoLifecycleService,
