@@ -11,6 +11,7 @@ const ORDER = [
   'fuzzing',
   'token attacks',
   'soak',
+  'webhook receiver outage',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');
 const START = '<!-- chaos table: written by test/chaos/global-teardown.ts -->';

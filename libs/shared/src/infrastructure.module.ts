@@ -10,7 +10,14 @@ import { SearchIndexService } from './search/search-index.service';
 import { StorageService } from './storage/storage.service';
 import { StorageCleaner } from './storage/storage-cleaner';
 import { JobQueues } from './queue/job-queues.service';
-import { VideoDeletionService } from './video/video-deletion.service';
+import { OutboxRepository } from './events/outbox.repository';
+import { OutboxService } from './events/outbox.service';
+import { WebhookClient } from './events/webhook.client';
+import { WebhookDeliveryService } from './events/webhook-delivery.service';
+import { WebhookSigner } from './events/webhook-signer';
+import { VideoIndexSyncService } from './video/video-index-sync.service';
+import { VideoLifecycleService } from './video/video-lifecycle.service';
+import { VideoPurgeService } from './video/video-purge.service';
 import { IndexReconciler } from './search/index-reconciler.service';
 import { ReindexService } from './search/reindex.service';
 import { VideoRepository } from './video/video.repository';
@@ -21,8 +28,15 @@ const SERVICES = [
   StorageService,
   StorageCleaner,
   VideoRepository,
+  OutboxRepository,
+  OutboxService,
+  WebhookClient,
+  WebhookSigner,
+  WebhookDeliveryService,
   JobQueues,
-  VideoDeletionService,
+  VideoIndexSyncService,
+  VideoLifecycleService,
+  VideoPurgeService,
   ReindexService,
   IndexReconciler,
 ];

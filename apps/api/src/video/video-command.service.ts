@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@app/shared/http/problem';
-import { VideoDeletionService, type ApplyResult } from '@app/shared/video/video-deletion.service';
+import { VideoLifecycleService, type ApplyResult } from '@app/shared/video/video-lifecycle.service';
 import type { NextState } from '@app/shared/video/video-lifecycle';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import type { DeleteQuery, DeleteResponse, RestoreResponse } from './video-params.schema';
@@ -8,7 +8,7 @@ import type { DeleteQuery, DeleteResponse, RestoreResponse } from './video-param
 /** Turns the shared rules' outcomes into the HTTP contract of docs/contract.md §6 and §8. */
 @Injectable()
 export class VideoCommandService {
-  constructor(private readonly deletion: VideoDeletionService) {}
+  constructor(private readonly lifecycle: VideoLifecycleService) {}
 
   async delete(
     id: string,
@@ -17,10 +17,10 @@ export class VideoCommandService {
     requestId?: string,
   ): Promise<DeleteResponse> {
     if (query.permanent) {
-      ok(await this.deletion.permanentDelete(id, user, requestId));
+      ok(await this.lifecycle.permanentDelete(id, user, requestId));
       return { id, state: 'deleted' };
     }
-    const state = ok(await this.deletion.softDelete(id, user, query.retentionDays, requestId));
+    const state = ok(await this.lifecycle.softDelete(id, user, query.retentionDays, requestId));
     return {
       id,
       state: 'soft_deleted',
@@ -30,7 +30,7 @@ export class VideoCommandService {
   }
 
   async restore(id: string, user: AuthenticatedUser, requestId?: string): Promise<RestoreResponse> {
-    ok(await this.deletion.restore(id, user, requestId));
+    ok(await this.lifecycle.restore(id, user, requestId));
     return { id, state: 'active' };
   }
 }

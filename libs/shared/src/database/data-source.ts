@@ -1,19 +1,23 @@
 import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.schema';
+import { OutboxEventEntity } from '../events/outbox-event.entity';
+import { WebhookDeliveryEntity } from '../events/webhook-delivery.entity';
 import { DeletionAuditEntity } from '../video/deletion-audit.entity';
 import { VideoEntity } from '../video/video.entity';
 import { Init1763683200000 } from './migrations/1763683200000-init';
 import { DeletionRequest1763769600000 } from './migrations/1763769600000-deletion-request';
 import { AsciiIds1795219200000 } from './migrations/1795219200000-ascii-ids';
 import { SpeakersEvent1795305600000 } from './migrations/1795305600000-speakers-event';
+import { Outbox1795348800000 } from './migrations/1795348800000-outbox';
 
-export const ENTITIES = [VideoEntity, DeletionAuditEntity];
+export const ENTITIES = [VideoEntity, DeletionAuditEntity, OutboxEventEntity, WebhookDeliveryEntity];
 export const MIGRATIONS = [
   Init1763683200000,
   DeletionRequest1763769600000,
   AsciiIds1795219200000,
   SpeakersEvent1795305600000,
+  Outbox1795348800000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

@@ -3,7 +3,7 @@ import type { Pool as CallbackPool, RowDataPacket } from 'mysql2';
 import type { Pool } from 'mysql2/promise';
 import { DataSource, In, type EntityManager, type Repository } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
-import type { NextState } from './video-lifecycle';
+import { purgeDueSql, type NextState } from './video-lifecycle';
 import { VideoState } from './video-state';
 import { VideoEntity } from './video.entity';
 
@@ -192,15 +192,23 @@ export class VideoRepository {
     return rows[0] ? parseLists(rows[0]) : null;
   }
 
+  /** Locks the rows among `ids` that are in `deleting` until the transaction ends; returns their ids. */
+  async lockDeleting(manager: EntityManager, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows: { id: string }[] = await manager.query(
+      'SELECT id FROM videos WHERE id IN (?) AND state = ? ORDER BY id FOR UPDATE',
+      [ids, VideoState.Deleting],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
   /**
-   * Ends deletions: first their audit records (INSERT IGNORE on the unique video id, so a repeat is
-   * a no-op), then their rows, one statement each for the whole batch. No transaction is needed: a
-   * crash between the two leaves the rows in `deleting` with their audit written, and the retry
-   * finishes them without a second record.
+   * Ends deletions in the caller's transaction: their audit records (INSERT IGNORE on the unique
+   * video id, so a repeat is a no-op), then their rows, one statement each for the whole batch.
    */
-  async finishDeletions(finished: FinishedDeletion[]): Promise<void> {
+  async finishDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
     if (finished.length === 0) return;
-    await this.dataSource.query(
+    await manager.query(
       `INSERT IGNORE INTO deletion_audit (video_id, author_id, reason, requested_by, deleted_at, objects_deleted, purged_at)
        VALUES ?`,
       [
@@ -215,7 +223,7 @@ export class VideoRepository {
         ]),
       ],
     );
-    await this.dataSource.query('DELETE FROM videos WHERE id IN (?) AND state = ?', [
+    await manager.query('DELETE FROM videos WHERE id IN (?) AND state = ?', [
       finished.map(({ video }) => video.id),
       VideoState.Deleting,
     ]);
@@ -305,7 +313,8 @@ export class VideoRepository {
 
   /** Soft-deleted videos whose purge date has passed. */
   dueForPurge(now: Date, batchSize = 500): AsyncGenerator<string[]> {
-    return this.idBatches('state = ? AND purge_at <= ?', [VideoState.SoftDeleted, now], batchSize);
+    const due = purgeDueSql(now);
+    return this.idBatches(due.where, due.parameters, batchSize);
   }
 
   /** Videos whose permanent deletion has started but not finished. */
@@ -322,9 +331,10 @@ export class VideoRepository {
 
   /** The oldest purge date still waiting, for the purge-lag metric. */
   async oldestDuePurge(now: Date): Promise<Date | null> {
+    const due = purgeDueSql(now);
     const rows: { oldest: Date | null }[] = await this.dataSource.query(
-      'SELECT MIN(purge_at) AS oldest FROM videos WHERE state = ? AND purge_at <= ?',
-      [VideoState.SoftDeleted, now],
+      `SELECT MIN(purge_at) AS oldest FROM videos WHERE ${due.where}`,
+      due.parameters,
     );
     return rows[0]?.oldest ?? null;
   }
