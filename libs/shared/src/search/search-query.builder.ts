@@ -72,12 +72,13 @@ export const MIN_PREFIX_LETTERS = 2;
 /**
  * The scoring part of a search: one `dis_max`, whose score is its best alternative's. The text is
  * folded (no accents, lower case) and stemmed by the application (search-text.ts), so every
- * alternative but the phrase matches any inflection of a word:
- * - any word in the heading (title, speakers, event: ×3), the tags (×2) or the description (×2);
- * - every word in the heading (×6) or in the description (×3): all words rank above some;
- * - the words as they were typed, as a phrase in the heading, slop 2 (×9): phrase and proximity
- *   rank higher, and the exact form of a word above its other forms;
- * - every word in the heading with the last one as a prefix (×5): as-you-type. Prefixes of 2–5
+ * alternative but the phrase and the prefix matches any inflection of a word:
+ * - any word in the heading (title and speakers: ×2.5), the labels (tags and event: ×2) or the
+ *   description (×2);
+ * - every word in the heading (×6) or in the description (×4): all words rank above some;
+ * - the words as they were typed (folded), as a phrase in the title, slop 2 (×9): phrase and
+ *   proximity rank higher, and so does the exact form of a word above its other forms;
+ * - every word in the title with the last one as a prefix (×5): as-you-type. Prefixes of 2–5
  *   letters are indexed terms; a longer one expands to the few words that start with it.
  * A title match outranks a description-only one at each level. One `dis_max` without a tie breaker
  * lets Elasticsearch skip documents that cannot reach the page, so it costs about what a plain
@@ -95,17 +96,17 @@ function rankingQuery(q: string, corrections?: Record<string, string>): estypes.
   const last = typing.slice(typing.lastIndexOf(' ') + 1);
   const asTyped: estypes.QueryDslQueryContainer[] =
     [...last].length >= MIN_PREFIX_LETTERS
-      ? [{ match_bool_prefix: { heading: { query: typing, operator: 'and', boost: 5 } } }]
+      ? [{ match_bool_prefix: { 'folded.title': { query: typing, operator: 'and', boost: 5 } } }]
       : [];
   return {
     dis_max: {
       queries: [
-        match('stems.heading', 3),
-        match('stems.tags', 2),
+        match('stems.heading', 2.5),
+        match('stems.labels', 2),
         match('stems.description', 2),
         match('stems.heading', 6, 'and'),
-        match('stems.description', 3, 'and'),
-        { match_phrase: { heading: { query: words, slop: 2, boost: 9 } } },
+        match('stems.description', 4, 'and'),
+        { match_phrase: { 'folded.title': { query: words, slop: 2, boost: 9 } } },
         ...asTyped,
       ],
     },
@@ -205,7 +206,7 @@ export function positionRequest(
 }
 
 /**
- * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description or tags),
+ * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description or labels),
  * each with the closest word it does hold: Elasticsearch's term suggester over the `spelling`
  * field, only for missing words (a word that is there costs one dictionary lookup).
  */
@@ -218,7 +219,7 @@ export function typoSuggestions(q: string): estypes.SearchSuggester {
   };
 }
 
-const STEM_FIELDS = ['stems.heading', 'stems.description', 'stems.tags'];
+const STEM_FIELDS = ['stems.heading', 'stems.description', 'stems.labels'];
 
 /**
  * Asks whether the index holds each of `words` anywhere, as it is or as another form of it: a
