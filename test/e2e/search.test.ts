@@ -234,8 +234,9 @@ describe('GET /api/videos/search (contract §7)', () => {
       expect((await ids('q=pandas%20datafr'))[0]).toBe(frames);
       // Only the last word: the words before it match whole.
       expect(await ids('q=pan%20dataframe')).not.toContain(bears);
-      // A prefix longer than the indexed ones (2–5 letters) expands to the words that start with it.
       expect(await ids('q=dataframe%20walkthr')).toEqual([frames]);
+      // A prefix longer than the indexed ones (2–10 letters) expands to the words that start with it.
+      expect(await ids('q=dataframe%20walkthroug')).toEqual([frames]);
     });
 
     it('finds a title despite a small typo', async () => {

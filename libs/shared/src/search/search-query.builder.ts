@@ -78,8 +78,9 @@ export const MIN_PREFIX_LETTERS = 2;
  * - every word in the heading (×6) or in the description (×4): all words rank above some;
  * - the words as they were typed (folded), as a phrase in the title, slop 2 (×9): phrase and
  *   proximity rank higher, and so does the exact form of a word above its other forms;
- * - every word in the title with the last one as a prefix (×5): as-you-type. Prefixes of 2–5
- *   letters are indexed terms; a longer one expands to the few words that start with it.
+ * - every word in the title with the last one as a prefix (×5): as-you-type. Prefixes of 2–10
+ *   letters are indexed terms (one posting list, skipped through like a word's); a longer one
+ *   expands to the few words that start with it.
  * A title match outranks a description-only one at each level. One `dis_max` without a tie breaker
  * lets Elasticsearch skip documents that cannot reach the page, so it costs about what a plain
  * `multi_match` costs; the same signals as separate `should` clauses (summed) cost 1.6–2× as

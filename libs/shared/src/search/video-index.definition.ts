@@ -54,10 +54,11 @@ export const videoIndexMappings: estypes.MappingTypeMapping = {
     title: { type: 'text', analyzer: 'video_text' },
     description: { type: 'text', analyzer: 'video_text_stop' },
     // The title's words, folded: the exact-form phrase, and the last word of a query as a prefix
-    // (prefixes of 2–5 letters indexed: one term to look up).
+    // (prefixes of 2–10 letters indexed: one term to look up; a longer prefix expands to the words
+    // that start with it, and Elasticsearch gathers all their documents before it can skip any).
     folded: {
       properties: {
-        title: { type: 'text', analyzer: 'video_text', index_prefixes: { min_chars: 2, max_chars: 5 } },
+        title: { type: 'text', analyzer: 'video_text', index_prefixes: { min_chars: 2, max_chars: 10 } },
       },
     },
     // The stems of the folded words: any inflection, no accents needed. The heading is the title
