@@ -20,7 +20,7 @@ const UNDECOMPOSED: Record<string, string> = {
   ħ: 'h',
   ŧ: 't',
 };
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[ -~]*$/;
 const UNDECOMPOSED_LETTER = new RegExp(`[${Object.keys(UNDECOMPOSED).join('')}]`, 'gu');
 
 /**
