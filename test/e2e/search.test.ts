@@ -230,7 +230,8 @@ describe('GET /api/videos/search (contract §7)', () => {
 
     it('matches the last word of q as a prefix, as typed into a search box', async () => {
       const [frames] = await seedVideos(context, 1, { title: () => 'Pandas DataFrame walkthrough' });
-      const [bears] = await seedVideos(context, 1, { title: () => 'Pandas in the wild' });
+      const [bears] = await seedVideos(context, 1, { title: () => 'Pandas data in the wild' });
+      // `datafr` starts a title word: being typed, not a typo of `data`.
       expect((await ids('q=pandas%20datafr'))[0]).toBe(frames);
       // Only the last word: the words before it match whole.
       expect(await ids('q=pan%20dataframe')).not.toContain(bears);

@@ -34,8 +34,9 @@ export const API_ROUTES: RouteDoc[] = [
     tag: 'videos',
     summary: 'Search active videos',
     description:
-      'Full-text search over the titles, descriptions and tags of active videos, ranked by relevance, ' +
-      'filtered by author and publication date, one page at a time (docs/contract.md §7).',
+      'Full-text search over the titles, descriptions, tags, speakers and events of active videos, in any ' +
+      'inflection, with or without accents, the last word also as the start of a title word; ranked by ' +
+      'relevance, filtered by author and publication date, one page at a time (docs/contract.md §7).',
     security: 'bearer',
     query: searchQuerySchema,
     responses: {

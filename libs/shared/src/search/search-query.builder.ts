@@ -225,16 +225,21 @@ const STEM_FIELDS = ['stems.heading', 'stems.description', 'stems.labels'];
 /**
  * Asks whether the index holds each of `words` anywhere, as it is or as another form of it: a
  * size-0 search counting, per word, the documents whose `spelling` field has it or whose stems
- * have its stem. A form the index lacks is no typo (`pythons` finds Python through its stem), and
- * the suggester's "missing" is per shard: with several shards, a word present in one shard but not
- * another comes back with a correction.
+ * have its stem. A form the index lacks is no typo (`pythons` finds Python through its stem), nor
+ * is `q`'s last word when a title word starts with it (`datafr` is being typed, not misspelt);
+ * and the suggester's "missing" is per shard: with several shards, a word present in one shard
+ * but not another comes back with a correction.
  */
-export function heldWordsRequest(index: string, words: string[]): estypes.SearchRequest {
+export function heldWordsRequest(index: string, words: string[], q: string): estypes.SearchRequest {
+  const last = foldedWords(q).at(-1);
   const held = (word: string): estypes.QueryDslQueryContainer => ({
     bool: {
       should: [
         { term: { spelling: word } },
         ...STEM_FIELDS.map((field) => ({ term: { [field]: stemWord(word) } })),
+        ...(word === last && [...word].length >= MIN_PREFIX_LETTERS
+          ? [{ prefix: { 'folded.title': word } }]
+          : []),
       ],
     },
   });
