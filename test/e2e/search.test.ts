@@ -13,6 +13,8 @@ interface SearchBody {
     title: string;
     description: string;
     authorId: string;
+    speakers: string[];
+    event: string | null;
     publishedAt: string;
     tags: string[];
     score: number;
@@ -52,6 +54,8 @@ describe('GET /api/videos/search (contract §7)', () => {
     const [id] = await seedVideos(context, 1, {
       title: () => 'Shape of the quokka answer',
       authorId: 'shape-author',
+      speakers: () => ['Grace Hopper', 'Zoë Ødegård'],
+      event: () => 'PyCon Ísland 2024',
     });
     const response = await search('q=quokka');
     expect(response.status).toBe(200);
@@ -80,6 +84,8 @@ describe('GET /api/videos/search (contract §7)', () => {
       id,
       title: 'Shape of the quokka answer',
       authorId: 'shape-author',
+      speakers: ['Grace Hopper', 'Zoë Ødegård'],
+      event: 'PyCon Ísland 2024',
       tags: ['seed'],
     });
     expect(typeof item!.score).toBe('number');
@@ -186,6 +192,52 @@ describe('GET /api/videos/search (contract §7)', () => {
       expect(found[0]).toBe(both);
       expect(found.indexOf(inDescription!)).toBeGreaterThan(0);
       expect(found).toContain(one);
+    });
+
+    it('matches any inflection of a word, ranking the exact form first', async () => {
+      const [exact] = await seedVideos(context, 1, { title: () => 'Deploy quoll tracker' });
+      const [inflected] = await seedVideos(context, 1, { title: () => 'Deploying quoll trackers' });
+      expect(await ids('q=deploy%20quoll%20tracker')).toEqual([exact, inflected]);
+      expect(await ids('q=deploying%20quoll%20trackers')).toEqual([inflected, exact]);
+      expect(await ids('q=deployments')).toEqual(expect.arrayContaining([exact, inflected]));
+    });
+
+    it('matches words whatever their accents, either way', async () => {
+      const [accented] = await seedVideos(context, 1, { title: () => 'Introducción a la programación' });
+      const [plain] = await seedVideos(context, 1, { title: () => 'Curso de ingles para cientificos' });
+      expect(await ids('q=introduccion%20programacion')).toEqual([accented]);
+      expect(await ids(`q=${encodeURIComponent('INGLÉS científicos')}`)).toEqual([plain]);
+    });
+
+    it("finds a talk by a speaker's surname and a title word, and by its event", async () => {
+      const [talk] = await seedVideos(context, 1, {
+        title: () => 'Analytical engines in practice',
+        speakers: () => ['Ada Lovelace', 'Charles Babbage'],
+        event: () => 'Wombatcon Øresund 2024',
+      });
+      const [other] = await seedVideos(context, 1, { title: () => 'Analytical engines for beginners' });
+      expect((await ids('q=lovelace%20engines'))[0]).toBe(talk);
+      expect(await ids('q=babbage')).toEqual([talk]);
+      expect(await ids('q=wombatcon%20oresund')).toEqual([talk]);
+      const [item] = (await search('q=lovelace')).body.items;
+      expect(item).toMatchObject({
+        id: talk,
+        speakers: ['Ada Lovelace', 'Charles Babbage'],
+        event: 'Wombatcon Øresund 2024',
+      });
+      expect(await ids('q=analytical%20engines')).toContain(other);
+    });
+
+    it('matches the last word of q as a prefix, as typed into a search box', async () => {
+      const [frames] = await seedVideos(context, 1, { title: () => 'Pandas DataFrame walkthrough' });
+      const [bears] = await seedVideos(context, 1, { title: () => 'Pandas data in the wild' });
+      // `datafr` starts a title word: being typed, not a typo of `data`.
+      expect((await ids('q=pandas%20datafr'))[0]).toBe(frames);
+      // Only the last word: the words before it match whole.
+      expect(await ids('q=pan%20dataframe')).not.toContain(bears);
+      expect(await ids('q=dataframe%20walkthr')).toEqual([frames]);
+      // A prefix longer than the indexed ones (2–10 letters) expands to the words that start with it.
+      expect(await ids('q=dataframe%20walkthroug')).toEqual([frames]);
     });
 
     it('finds a title despite a small typo', async () => {

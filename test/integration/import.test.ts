@@ -1,9 +1,13 @@
 import { resolve } from 'node:path';
+import { uuidV5, VIDEO_ID_NAMESPACE } from '@app/shared/ids/uuid';
+import { stemmedText } from '@app/shared/search/search-text';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
 import { ENTRY, runProcess } from '../support/processes';
 import { openTestContext, type TestContext } from '../support/test-context';
 
 const SAMPLE = resolve(__dirname, '../../data/pyvideo.jsonl.gz');
+/** The sample's first record: three speakers, event "Bay Piggies". */
+const FIRST_SLUG = 'bay-piggies/april-2016-baypiggies-meeting-at-linkedin-a-preview-of-pycon';
 
 describe('npm run cli -- import', () => {
   let context: TestContext;
@@ -45,6 +49,26 @@ describe('npm run cli -- import', () => {
 
     expect((await context.indexedIds()).sort()).toEqual(ids);
   }, 120_000);
+
+  it("stores each record's speakers and event, and indexes them", async () => {
+    const [row] = await context.videos.findByIds([uuidV5(FIRST_SLUG, VIDEO_ID_NAMESPACE)]);
+    expect(row).toMatchObject({
+      speakers: ['Alex Martelli', 'Lisa Bang', 'Dave Sawyer'],
+      event: 'Bay Piggies',
+    });
+    const indexed = await context.search.search({
+      index: context.search.alias,
+      query: {
+        bool: {
+          filter: [
+            { match: { 'stems.heading': stemmedText('Sawyer') } },
+            { match: { 'stems.labels': stemmedText('Piggies') } },
+          ],
+        },
+      },
+    });
+    expect(indexed.hits.hits.map((hit) => hit._id)).toContain(row!.id);
+  });
 
   it('upserts by id: importing the same records again adds nothing and bumps the version', async () => {
     await importSample(500);

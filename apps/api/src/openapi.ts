@@ -39,9 +39,10 @@ export const API_ROUTES: RouteDoc[] = [
     tag: 'videos',
     summary: 'Search active videos',
     description:
-      'Full-text search over the titles, descriptions and tags of active videos, ranked by relevance or ' +
-      'date, filtered by author and publication date, one page at a time or by cursor, with highlights ' +
-      'and facets on request (docs/contract.md §7, §7.1).',
+      'Full-text search over the titles, descriptions, tags, speakers and events of active videos, in any ' +
+      'inflection, with or without accents, the last word also as the start of a title word; ranked by ' +
+      'relevance or date, filtered by author and publication date, one page at a time or by cursor, with ' +
+      'highlights and facets on request (docs/contract.md §7, §7.1).',
     security: 'bearer',
     query: searchQuerySchema,
     responses: {

@@ -106,7 +106,7 @@ export class SearchRanking {
       // lacks does the search run again, with the correction.
       response = await this.run({ ...request(criteria), suggest: typoSuggestions(criteria.q) });
       const suggested = response.suggest as Suggested;
-      fixes = await this.unlessHeld(corrections(suggested));
+      fixes = await this.unlessHeld(corrections(suggested), criteria.q);
       this.typos.learn(
         (suggested?.spelling ?? []).map((entry) => entry.text),
         fixes,
@@ -117,12 +117,15 @@ export class SearchRanking {
     return ranked(response, criteria, limit, fixes);
   }
 
-  /** The corrections whose word no shard holds (each shard's suggester sees only its own words). */
-  private async unlessHeld(fixes: Record<string, string>): Promise<Record<string, string>> {
+  /**
+   * The corrections whose word no shard holds in any form (each shard's suggester sees only its
+   * own words), and not `q`'s last word when a title word starts with it (it is being typed).
+   */
+  private async unlessHeld(fixes: Record<string, string>, q: string): Promise<Record<string, string>> {
     const words = Object.keys(fixes);
     if (words.length === 0) return fixes;
     const held = heldWords(
-      await this.unlessUnavailable(() => this.index.search(heldWordsRequest(this.index.alias, words))),
+      await this.unlessUnavailable(() => this.index.search(heldWordsRequest(this.index.alias, words, q))),
     );
     return Object.fromEntries(Object.entries(fixes).filter(([word]) => !held.has(word)));
   }

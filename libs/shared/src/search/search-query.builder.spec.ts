@@ -123,14 +123,16 @@ describe('buildSearchRequest', () => {
     });
     // The exact form ranks first: the phrase is the words as typed (folded), not their stems.
     expect(phrase).toEqual({
-      match_phrase: { heading: { query: 'python deploying anadidos', slop: 2, boost: 9 } },
+      match_phrase: { 'folded.title': { query: 'python deploying anadidos', slop: 2, boost: 9 } },
     });
     expect(prefix).toEqual({
-      match_bool_prefix: { heading: { query: 'python deploying anadidos', operator: 'and', boost: 5 } },
+      match_bool_prefix: {
+        'folded.title': { query: 'python deploying anadidos', operator: 'and', boost: 5 },
+      },
     });
     // The last word may still be being typed: its prefix is never corrected.
     const [, , , , , , typing] = alternatives('deploying pyth', { pyth: 'path' });
-    expect(typing).toMatchObject({ match_bool_prefix: { heading: { query: 'deploying pyth' } } });
+    expect(typing).toMatchObject({ match_bool_prefix: { 'folded.title': { query: 'deploying pyth' } } });
   });
 
   it('matches the last word as a prefix only when it has two letters or more', () => {
@@ -198,12 +200,12 @@ describe('buildSuggestRequest', () => {
     const bool = request.query!.bool!;
     expect(bool.filter).toEqual([{ term: { state: 'active' } }]);
     expect(bool.must).toEqual({
-      match_bool_prefix: { heading: { query: 'pandas datafr', operator: 'and' } },
+      match_bool_prefix: { 'folded.title': { query: 'pandas datafr', operator: 'and' } },
     });
     // Span terms are not analysed: the words go folded, and the prefix is bounded.
-    expect(JSON.stringify(bool.should)).toContain('{"span_term":{"heading":"pandas"}}');
+    expect(JSON.stringify(bool.should)).toContain('{"span_term":{"folded.title":"pandas"}}');
     expect(JSON.stringify(bool.should)).toContain(
-      '"prefix":{"heading":{"value":"datafr","rewrite":"top_terms_50"}}',
+      '"prefix":{"folded.title":{"value":"datafr","rewrite":"top_terms_50"}}',
     );
     expect((bool.should as { span_first: { end: number } }).span_first.end).toBe(2);
   });

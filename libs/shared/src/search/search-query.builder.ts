@@ -80,13 +80,15 @@ export const MIN_PREFIX_LETTERS = 2;
 /**
  * The scoring part of a search: one `dis_max`, whose score is its best alternative's. The text is
  * folded (no accents, lower case) and stemmed by the application (search-text.ts), so every
- * alternative but the phrase matches any inflection of a word:
- * - any word in the heading (title, speakers, event: ×3), the tags (×2) or the description (×2);
- * - every word in the heading (×6) or in the description (×3): all words rank above some;
- * - the words as they were typed, as a phrase in the heading, slop 2 (×9): phrase and proximity
- *   rank higher, and the exact form of a word above its other forms;
- * - every word in the heading with the last one as a prefix (×5): as-you-type. Prefixes of 2–5
- *   letters are indexed terms; a longer one expands to the few words that start with it.
+ * alternative but the phrase and the prefix matches any inflection of a word:
+ * - any word in the heading (title and speakers: ×2.5), the labels (tags and event: ×2) or the
+ *   description (×2);
+ * - every word in the heading (×6) or in the description (×4): all words rank above some;
+ * - the words as they were typed (folded), as a phrase in the title, slop 2 (×9): phrase and
+ *   proximity rank higher, and so does the exact form of a word above its other forms;
+ * - every word in the title with the last one as a prefix (×5): as-you-type. Prefixes of 2–10
+ *   letters are indexed terms (one posting list, skipped through like a word's); a longer one
+ *   expands to the few words that start with it.
  * A title match outranks a description-only one at each level. One `dis_max` without a tie breaker
  * lets Elasticsearch skip documents that cannot reach the page, so it costs about what a plain
  * `multi_match` costs; the same signals as separate `should` clauses (summed) cost 1.6–2× as
@@ -103,17 +105,17 @@ function rankingQuery(q: string, corrections?: Record<string, string>): estypes.
   const last = typing.slice(typing.lastIndexOf(' ') + 1);
   const asTyped: estypes.QueryDslQueryContainer[] =
     [...last].length >= MIN_PREFIX_LETTERS
-      ? [{ match_bool_prefix: { heading: { query: typing, operator: 'and', boost: 5 } } }]
+      ? [{ match_bool_prefix: { 'folded.title': { query: typing, operator: 'and', boost: 5 } } }]
       : [];
   return {
     dis_max: {
       queries: [
-        match('stems.heading', 3),
-        match('stems.tags', 2),
+        match('stems.heading', 2.5),
+        match('stems.labels', 2),
         match('stems.description', 2),
         match('stems.heading', 6, 'and'),
-        match('stems.description', 3, 'and'),
-        { match_phrase: { heading: { query: words, slop: 2, boost: 9 } } },
+        match('stems.description', 4, 'and'),
+        { match_phrase: { 'folded.title': { query: words, slop: 2, boost: 9 } } },
         ...asTyped,
       ],
     },
@@ -260,17 +262,20 @@ export function positionRequest(
   };
 }
 
+/** The title's folded words, with its prefixes indexed (video-index.definition.ts). */
+const TITLE = 'folded.title';
+
 /**
  * Titles that start as `words` (folded) do, the last one as the start of a word: a span at the
- * start of the heading, whose first value is the title. The prefix takes the 50 most frequent words it can complete, so a single letter cannot
- * expand into thousands of clauses.
+ * title's start. The prefix takes the 50 most frequent words it can complete, so a single letter
+ * cannot expand into thousands of clauses.
  */
 function titleStart(words: string[]): estypes.QueryDslQueryContainer | undefined {
   const last = words.at(-1);
   if (!last) return undefined;
   const spans: estypes.QueryDslSpanQuery[] = [
-    ...words.slice(0, -1).map((word) => ({ span_term: { heading: word } })),
-    { span_multi: { match: { prefix: { heading: { value: last, rewrite: 'top_terms_50' } } } } },
+    ...words.slice(0, -1).map((word) => ({ span_term: { [TITLE]: word } })),
+    { span_multi: { match: { prefix: { [TITLE]: { value: last, rewrite: 'top_terms_50' } } } } },
   ];
   const match: estypes.QueryDslSpanQuery =
     spans.length === 1 ? spans[0]! : { span_near: { clauses: spans, slop: 0, in_order: true } };
@@ -279,9 +284,9 @@ function titleStart(words: string[]): estypes.QueryDslQueryContainer | undefined
 
 /**
  * Titles that complete what a search box holds (docs/contract.md §7.2): every word of `q` in the
- * heading (title, speakers, event; accents and case aside), the last one as the start of a word
- * (an indexed prefix up to 5 letters; beyond, at most 50 words of the index complete it), titles
- * that start as typed first, then the better match, then the newer video. Active videos only.
+ * title (accents and case aside), the last one as the start of a word (an indexed prefix up to 10
+ * letters; beyond, at most 50 words of the index complete it), titles that start as typed first,
+ * then the better match, then the newer video. Active videos only.
  */
 export function buildSuggestRequest(q: string, limit: number, index: string): estypes.SearchRequest {
   const words = foldedWords(q);
@@ -295,7 +300,7 @@ export function buildSuggestRequest(q: string, limit: number, index: string): es
     query: {
       bool: {
         filter: [{ term: { state: VideoState.Active } }],
-        must: { match_bool_prefix: { heading: { query: text, operator: 'and' } } },
+        must: { match_bool_prefix: { [TITLE]: { query: text, operator: 'and' } } },
         ...(start ? { should: start } : {}),
       },
     },
@@ -304,7 +309,7 @@ export function buildSuggestRequest(q: string, limit: number, index: string): es
 }
 
 /**
- * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description or tags),
+ * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description or labels),
  * each with the closest word it does hold: Elasticsearch's term suggester over the `spelling`
  * field, only for missing words (a word that is there costs one dictionary lookup).
  */
@@ -317,21 +322,26 @@ export function typoSuggestions(q: string): estypes.SearchSuggester {
   };
 }
 
-const STEM_FIELDS = ['stems.heading', 'stems.description', 'stems.tags'];
+const STEM_FIELDS = ['stems.heading', 'stems.description', 'stems.labels'];
 
 /**
  * Asks whether the index holds each of `words` anywhere, as it is or as another form of it: a
  * size-0 search counting, per word, the documents whose `spelling` field has it or whose stems
- * have its stem. A form the index lacks is no typo (`pythons` finds Python through its stem), and
- * the suggester's "missing" is per shard: with several shards, a word present in one shard but not
- * another comes back with a correction.
+ * have its stem. A form the index lacks is no typo (`pythons` finds Python through its stem), nor
+ * is `q`'s last word when a title word starts with it (`datafr` is being typed, not misspelt);
+ * and the suggester's "missing" is per shard: with several shards, a word present in one shard
+ * but not another comes back with a correction.
  */
-export function heldWordsRequest(index: string, words: string[]): estypes.SearchRequest {
+export function heldWordsRequest(index: string, words: string[], q: string): estypes.SearchRequest {
+  const last = foldedWords(q).at(-1);
   const held = (word: string): estypes.QueryDslQueryContainer => ({
     bool: {
       should: [
         { term: { spelling: word } },
         ...STEM_FIELDS.map((field) => ({ term: { [field]: stemWord(word) } })),
+        ...(word === last && [...word].length >= MIN_PREFIX_LETTERS
+          ? [{ prefix: { 'folded.title': word } }]
+          : []),
       ],
     },
   });

@@ -20,6 +20,7 @@ const UNDECOMPOSED: Record<string, string> = {
   ħ: 'h',
   ŧ: 't',
 };
+const ASCII = /^[ -~]*$/;
 const UNDECOMPOSED_LETTER = new RegExp(`[${Object.keys(UNDECOMPOSED).join('')}]`, 'gu');
 
 /**
@@ -29,8 +30,10 @@ const UNDECOMPOSED_LETTER = new RegExp(`[${Object.keys(UNDECOMPOSED).join('')}]`
  * (docs/relevance.md, "Inflection and accents").
  */
 export function foldWord(word: string): string {
-  return word
-    .toLowerCase()
+  const lower = word.toLowerCase();
+  // Most words are plain ASCII: nothing to decompose (the import folds every word it indexes).
+  if (ASCII.test(lower)) return lower;
+  return lower
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
     .replace(/’/g, "'")
@@ -48,8 +51,18 @@ export function foldedWords(text: string): string[] {
  * `het`), so a stem never goes through it again.
  */
 export function stemWord(folded: string): string {
-  return stem(folded);
+  let found = stems.get(folded);
+  if (found === undefined) {
+    // Words follow Zipf's law: a bounded memo answers most of them without the stemmer.
+    if (stems.size >= MEMO_WORDS) stems.clear();
+    found = stem(folded);
+    stems.set(folded, found);
+  }
+  return found;
 }
+
+const MEMO_WORDS = 100_000;
+const stems = new Map<string, string>();
 
 /** A text as the index's folded field holds it: its folded words, separated by spaces. */
 export function foldedText(text: string): string {

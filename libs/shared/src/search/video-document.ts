@@ -8,8 +8,10 @@ type IndexedVideo = Pick<
 >;
 
 export function toVideoDocument(video: IndexedVideo): VideoDocument {
-  // Speakers and event beside the title: a speaker's surname and a title word match together.
-  const heading = [video.title, ...video.speakers, ...(video.event ? [video.event] : [])];
+  // Speakers beside the title: a speaker's surname and a title word match together. The event
+  // names many videos, like a tag.
+  const heading = [video.title, ...video.speakers];
+  const labels = [...video.tags, ...(video.event ? [video.event] : [])];
   return {
     id: video.id,
     authorId: video.authorId,
@@ -18,12 +20,12 @@ export function toVideoDocument(video: IndexedVideo): VideoDocument {
     description: video.description,
     tags: video.tags,
     publishedAt: video.publishedAt ? video.publishedAt.toISOString() : null,
-    heading: heading.map(foldedText),
+    folded: { title: foldedText(video.title) },
     stems: {
       heading: heading.map(stemmedText),
       description: stemmedText(video.description),
-      tags: video.tags.map(stemmedText),
+      labels: labels.map(stemmedText),
     },
-    spelling: [...new Set(foldedWords([...heading, video.description, ...video.tags].join(' ')))].join(' '),
+    spelling: [...new Set(foldedWords([...heading, video.description, ...labels].join(' ')))].join(' '),
   };
 }

@@ -4,9 +4,9 @@ import type { estypes } from '@elastic/elasticsearch';
  * The search index, built only from analysis that Elasticsearch's server core ships (standard
  * tokenizer, lowercase, stop), so the same definition runs on the test distribution and in
  * production. That core has no stemmer and no ASCII folding, so the application folds accents and
- * stems words itself (search-text.ts) and writes the results beside the original text: `heading`
- * (folded words) and `stems` (their stems), which the search queries; the original `title` and
- * `description` stay as written. Bump INDEX_DEFINITION_VERSION when the mapping or the derived
+ * stems words itself (search-text.ts) and writes the results beside the original text: `folded`
+ * (the title's words without accents) and `stems` (the stems of those words), which the search
+ * queries; the original `title` and `description` stay as written. Bump INDEX_DEFINITION_VERSION when the mapping or the derived
  * text changes: the reindex (`cli reindex`) builds a new index and swaps the alias.
  */
 export const INDEX_DEFINITION_VERSION = 3;
@@ -45,7 +45,7 @@ const stems = (analyzer: string): estypes.MappingProperty => ({
 export const videoIndexMappings: estypes.MappingTypeMapping = {
   dynamic: 'strict',
   // The derived text is rebuilt from MySQL on every write, never read back.
-  _source: { excludes: ['heading', 'stems.*', 'spelling'] },
+  _source: { excludes: ['folded.*', 'stems.*', 'spelling'] },
   properties: {
     id: { type: 'keyword' },
     authorId: { type: 'keyword' },
@@ -53,22 +53,24 @@ export const videoIndexMappings: estypes.MappingTypeMapping = {
     tags: { type: 'keyword' },
     title: { type: 'text', analyzer: 'video_text' },
     description: { type: 'text', analyzer: 'video_text_stop' },
-    // The words a video is known by (title, speakers, event), folded: the exact-form phrase, and the
-    // last word of a query as a prefix (prefixes of 2–5 letters indexed: one term to look up).
-    heading: {
-      type: 'text',
-      analyzer: 'video_text',
-      index_prefixes: { min_chars: 2, max_chars: 5 },
+    // The title's words, folded: the exact-form phrase, and the last word of a query as a prefix
+    // (prefixes of 2–10 letters indexed: one term to look up; a longer prefix expands to the words
+    // that start with it, and Elasticsearch gathers all their documents before it can skip any).
+    folded: {
+      properties: {
+        title: { type: 'text', analyzer: 'video_text', index_prefixes: { min_chars: 2, max_chars: 10 } },
+      },
     },
-    // The stems of the folded words: any inflection, no accents needed.
+    // The stems of the folded words: any inflection, no accents needed. The heading is the title
+    // and the speakers; the labels are the tags and the event.
     stems: {
       properties: {
         heading: stems('video_text'),
         description: stems('video_text_stop'),
-        tags: stems('video_text'),
+        labels: stems('video_text'),
       },
     },
-    // Every folded word of the heading, description and tags, once, for one question only: which
+    // Every folded word of the heading, description and labels, once, for one question only: which
     // words of a query the index holds nowhere (typo corrections, see search-query.builder). Words
     // only: no frequencies, positions or norms.
     spelling: { type: 'text', analyzer: 'video_text', index_options: 'docs', norms: false },
@@ -85,9 +87,9 @@ export interface VideoDocument {
   description: string;
   tags: string[];
   publishedAt: string | null;
-  /** Title, speakers and event, each as folded words. */
-  heading: string[];
-  stems: { heading: string[]; description: string; tags: string[] };
-  /** Every folded word of the heading, description and tags, once. */
+  folded: { title: string };
+  /** Heading: the title and each speaker; labels: each tag and the event. */
+  stems: { heading: string[]; description: string; labels: string[] };
+  /** Every folded word of the heading, description and labels, once. */
   spelling: string;
 }
