@@ -32,6 +32,7 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
       return ids;
     },
     async reset() {
+      await context.dataSource.query('DELETE FROM erasures');
       await context.dataSource.query('DELETE FROM deletion_audit');
       await context.dataSource.query('DELETE FROM videos');
       for (const index of await context.search.versionedIndices()) await context.search.deleteIndex(index);

@@ -5,6 +5,7 @@ import { searchPageSchema, searchQuerySchema } from './search/search-query.schem
 import {
   deleteQuerySchema,
   deleteResponseSchema,
+  deletionReceiptSchema,
   restoreResponseSchema,
   videoIdParamsSchema,
 } from './video/video-params.schema';
@@ -83,6 +84,26 @@ export const API_ROUTES: RouteDoc[] = [
       400: problem('invalid id'),
       403: problem('not the author and not an admin'),
       404: problem('no such video, or it is deleted or being deleted'),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/videos/:id/deletion',
+    operationId: 'getVideoDeletion',
+    tag: 'videos',
+    summary: "A video's deletion receipt",
+    description:
+      'Where the deletion of a video stands: soft-deleted, being deleted, or deleted, with who asked, why, ' +
+      'when it finished and how many media objects were removed. Keeps answering after the video is gone, ' +
+      'from its audit record. Only its author or an admin may (docs/contract.md §10.3).',
+    security: 'bearer',
+    params: videoIdParamsSchema,
+    responses: {
+      200: { description: 'the receipt', json: json('DeletionReceipt', deletionReceiptSchema) },
+      400: problem('invalid id'),
+      403: problem('not the author and not an admin'),
+      404: problem('no such video, or it is active (nothing to show)'),
       503: unavailable('The database'),
     },
   },

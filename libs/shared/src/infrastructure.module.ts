@@ -14,6 +14,8 @@ import { VideoDeletionService } from './video/video-deletion.service';
 import { IndexReconciler } from './search/index-reconciler.service';
 import { ReindexService } from './search/reindex.service';
 import { VideoRepository } from './video/video.repository';
+import { DeletionAuditRepository } from './video/deletion-audit.repository';
+import { DeletionReceiptService } from './video/deletion-receipt.service';
 
 /** The domain services both processes use, built on those connections. */
 const SERVICES = [
@@ -21,6 +23,8 @@ const SERVICES = [
   StorageService,
   StorageCleaner,
   VideoRepository,
+  DeletionAuditRepository,
+  DeletionReceiptService,
   JobQueues,
   VideoDeletionService,
   ReindexService,
