@@ -10,7 +10,9 @@ import { SearchIndexService } from './search/search-index.service';
 import { StorageService } from './storage/storage.service';
 import { StorageCleaner } from './storage/storage-cleaner';
 import { JobQueues } from './queue/job-queues.service';
-import { VideoDeletionService } from './video/video-deletion.service';
+import { VideoIndexSyncService } from './video/video-index-sync.service';
+import { VideoLifecycleService } from './video/video-lifecycle.service';
+import { VideoPurgeService } from './video/video-purge.service';
 import { IndexReconciler } from './search/index-reconciler.service';
 import { ReindexService } from './search/reindex.service';
 import { VideoRepository } from './video/video.repository';
@@ -26,7 +28,9 @@ const SERVICES = [
   DeletionAuditRepository,
   DeletionReceiptService,
   JobQueues,
-  VideoDeletionService,
+  VideoIndexSyncService,
+  VideoLifecycleService,
+  VideoPurgeService,
   ReindexService,
   IndexReconciler,
 ];

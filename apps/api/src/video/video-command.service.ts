@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DeletionReceiptService } from '@app/shared/video/deletion-receipt.service';
-import { VideoDeletionService, type ApplyResult } from '@app/shared/video/video-deletion.service';
+import { VideoLifecycleService, type ApplyResult } from '@app/shared/video/video-lifecycle.service';
 import type { NextState } from '@app/shared/video/video-lifecycle';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { settled, VIDEO_FORBIDDEN } from '../common/outcome';
@@ -15,7 +15,7 @@ import type {
 @Injectable()
 export class VideoCommandService {
   constructor(
-    private readonly deletion: VideoDeletionService,
+    private readonly lifecycle: VideoLifecycleService,
     private readonly receipts: DeletionReceiptService,
   ) {}
 
@@ -26,10 +26,10 @@ export class VideoCommandService {
     requestId?: string,
   ): Promise<DeleteResponse> {
     if (query.permanent) {
-      ok(await this.deletion.permanentDelete(id, user, requestId));
+      ok(await this.lifecycle.permanentDelete(id, user, requestId));
       return { id, state: 'deleted' };
     }
-    const state = ok(await this.deletion.softDelete(id, user, query.retentionDays, requestId));
+    const state = ok(await this.lifecycle.softDelete(id, user, query.retentionDays, requestId));
     return {
       id,
       state: 'soft_deleted',
@@ -39,7 +39,7 @@ export class VideoCommandService {
   }
 
   async restore(id: string, user: AuthenticatedUser, requestId?: string): Promise<RestoreResponse> {
-    ok(await this.deletion.restore(id, user, requestId));
+    ok(await this.lifecycle.restore(id, user, requestId));
     return { id, state: 'active' };
   }
 

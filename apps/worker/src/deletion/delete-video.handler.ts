@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { JobPayloads } from '@app/shared/queue/jobs';
-import { VideoDeletionService, type PurgeOutcome } from '@app/shared/video/video-deletion.service';
+import { VideoPurgeService, type PurgeOutcome } from '@app/shared/video/video-purge.service';
 import type { JobHandler } from '../jobs/job-handler';
 
 @Injectable()
@@ -8,10 +8,10 @@ export class DeleteVideoHandler implements JobHandler<'delete-video'> {
   readonly name = 'delete-video';
   private readonly logger = new Logger(DeleteVideoHandler.name);
 
-  constructor(private readonly deletion: VideoDeletionService) {}
+  constructor(private readonly purger: VideoPurgeService) {}
 
   async handle({ videoId, requestId }: JobPayloads['delete-video']): Promise<PurgeOutcome> {
-    const outcome = await this.deletion.purge(videoId);
+    const outcome = await this.purger.purge(videoId);
     this.logger.log({ videoId, requestId, outcome }, 'deletion job done');
     return outcome;
   }

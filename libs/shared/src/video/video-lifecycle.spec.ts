@@ -1,4 +1,11 @@
-import { decide, type Actor, type Command, type VideoSnapshot } from './video-lifecycle';
+import {
+  decide,
+  isPurgeDue,
+  purgeDueSql,
+  type Actor,
+  type Command,
+  type VideoSnapshot,
+} from './video-lifecycle';
 import { VideoState } from './video-state';
 
 const DAY = 86_400_000;
@@ -146,5 +153,24 @@ describe('decide', () => {
       current: { state: VideoState.Deleting },
     });
     expect(decide(null, { type: 'claim_purge' }, null, now)).toEqual({ kind: 'not_found' });
+  });
+});
+
+describe('isPurgeDue', () => {
+  it('is due from the purge date on, for soft-deleted videos only', () => {
+    const at = (purgeAt: Date) => ({ ...softDeleted, purgeAt });
+    expect(isPurgeDue(at(now), now)).toBe(true);
+    expect(isPurgeDue(at(new Date(now.getTime() - 1)), now)).toBe(true);
+    expect(isPurgeDue(at(new Date(now.getTime() + 1)), now)).toBe(false);
+    expect(isPurgeDue({ ...active, purgeAt: now }, now)).toBe(false);
+    expect(isPurgeDue({ ...deleting, purgeAt: now }, now)).toBe(false);
+    expect(isPurgeDue({ ...softDeleted, purgeAt: null }, now)).toBe(false);
+  });
+
+  it('has the same rule in SQL: the state and the purge date against the moment given', () => {
+    expect(purgeDueSql(now)).toEqual({
+      where: 'state = ? AND purge_at <= ?',
+      parameters: [VideoState.SoftDeleted, now],
+    });
   });
 });

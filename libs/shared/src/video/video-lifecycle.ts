@@ -64,6 +64,19 @@ export function mayActOn(actor: Actor, video: Pick<VideoSnapshot, 'authorId'>): 
   return isAdmin(actor) || actor.sub === video.authorId;
 }
 
+/**
+ * The one rule of when a retention purge is due: a soft-deleted video whose purge date has passed.
+ * `PURGE_DUE_SQL` is the same rule for queries that find such rows.
+ */
+export function isPurgeDue(video: Pick<VideoSnapshot, 'state' | 'purgeAt'>, now: Date): boolean {
+  return video.state === VideoState.SoftDeleted && video.purgeAt !== null && video.purgeAt <= now;
+}
+
+/** `isPurgeDue` as a condition on the `videos` table, with its parameters for a given moment. */
+export function purgeDueSql(now: Date): { where: string; parameters: [VideoState, Date] } {
+  return { where: 'state = ? AND purge_at <= ?', parameters: [VideoState.SoftDeleted, now] };
+}
+
 function snapshotState(video: VideoSnapshot): NextState {
   return {
     state: video.state,
@@ -146,9 +159,7 @@ export function decide(
         effects: ['cancel_purge'],
       };
     case 'claim_purge':
-      if (video.state !== VideoState.SoftDeleted || !video.purgeAt || video.purgeAt > now) {
-        return { kind: 'unchanged', current };
-      }
+      if (!isPurgeDue(video, now)) return { kind: 'unchanged', current };
       return {
         kind: 'change',
         // Whoever soft-deleted it stays its requester.

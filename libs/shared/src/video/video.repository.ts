@@ -3,7 +3,7 @@ import type { Pool as CallbackPool, RowDataPacket } from 'mysql2';
 import type { Pool } from 'mysql2/promise';
 import { DataSource, In, type EntityManager, type Repository } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
-import type { NextState } from './video-lifecycle';
+import { purgeDueSql, type NextState } from './video-lifecycle';
 import { VideoState } from './video-state';
 import { VideoEntity } from './video.entity';
 
@@ -295,7 +295,8 @@ export class VideoRepository {
 
   /** Soft-deleted videos whose purge date has passed. */
   dueForPurge(now: Date, batchSize = 500): AsyncGenerator<string[]> {
-    return this.idBatches('state = ? AND purge_at <= ?', [VideoState.SoftDeleted, now], batchSize);
+    const due = purgeDueSql(now);
+    return this.idBatches(due.where, due.parameters, batchSize);
   }
 
   /** Videos whose permanent deletion has started but not finished. */
@@ -312,9 +313,10 @@ export class VideoRepository {
 
   /** The oldest purge date still waiting, for the purge-lag metric. */
   async oldestDuePurge(now: Date): Promise<Date | null> {
+    const due = purgeDueSql(now);
     const rows: { oldest: Date | null }[] = await this.dataSource.query(
-      'SELECT MIN(purge_at) AS oldest FROM videos WHERE state = ? AND purge_at <= ?',
-      [VideoState.SoftDeleted, now],
+      `SELECT MIN(purge_at) AS oldest FROM videos WHERE ${due.where}`,
+      due.parameters,
     );
     return rows[0]?.oldest ?? null;
   }

@@ -1,0 +1,169 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { JobQueues } from '../queue/job-queues.service';
+import type { VideoIndexSyncService } from './video-index-sync.service';
+import type { Actor, NextState } from './video-lifecycle';
+import { VideoLifecycleService } from './video-lifecycle.service';
+import { VideoState } from './video-state';
+import type { VideoEntity } from './video.entity';
+import type { VideoRepository } from './video.repository';
+
+const DAY = 86_400_000;
+const owner: Actor = { sub: 'owner', roles: [] };
+const stranger: Actor = { sub: 'stranger', roles: [] };
+
+function video(id: string, changes: Partial<VideoEntity> = {}): VideoEntity {
+  return {
+    id,
+    authorId: 'owner',
+    title: 'A talk',
+    description: '',
+    tags: [],
+    publishedAt: null,
+    state: VideoState.Active,
+    deletedAt: null,
+    purgeAt: null,
+    deletionReason: null,
+    deletionRequestedBy: null,
+    version: 3,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+    ...changes,
+  };
+}
+
+/** Rows in a map; a write inside a transaction that then throws is rolled back. */
+function fakeVideos(rows: VideoEntity[]) {
+  const table = new Map(rows.map((row) => [row.id, row]));
+  const repository = {
+    lockById: (_manager: EntityManager, id: string) => Promise.resolve(table.get(id) ?? null),
+    applyState: (id: string, next: NextState, now: Date) => {
+      const row = table.get(id)!;
+      table.set(id, { ...row, ...next, version: row.version + 1, updatedAt: now });
+      return Promise.resolve(true);
+    },
+  };
+  const dataSource = {
+    transaction: async <T>(work: (manager: EntityManager) => Promise<T>): Promise<T> => {
+      const before = new Map(table);
+      try {
+        return await work({} as EntityManager);
+      } catch (error) {
+        table.clear();
+        before.forEach((row, id) => table.set(id, row));
+        throw error;
+      }
+    },
+  };
+  return { table, repository, dataSource };
+}
+
+function fakeQueues({ hang = false } = {}) {
+  const calls: string[] = [];
+  const answer = () => (hang ? new Promise<void>(() => undefined) : Promise.resolve());
+  const queues = {
+    ensureDeletionJob: (id: string, delayMs: number) => {
+      calls.push(`ensure ${id} ${delayMs}`);
+      return answer();
+    },
+    cancelDeletionJob: (id: string) => {
+      calls.push(`cancel ${id}`);
+      return answer();
+    },
+  };
+  return { calls, queues };
+}
+
+function setUp(rows: VideoEntity[], options: { hang?: boolean; failIndex?: boolean } = {}) {
+  const videos = fakeVideos(rows);
+  const queue = fakeQueues(options);
+  const indexed: VideoEntity[] = [];
+  const index = {
+    write: (row: VideoEntity) => {
+      indexed.push(row);
+      return Promise.resolve();
+    },
+  };
+  const service = new VideoLifecycleService(
+    videos.dataSource as unknown as DataSource,
+    videos.repository as unknown as VideoRepository,
+    queue.queues as unknown as JobQueues,
+    index as unknown as VideoIndexSyncService,
+    { RETENTION_DEFAULT_DAYS: 30 },
+  );
+  return { service, table: videos.table, calls: queue.calls, indexed };
+}
+
+describe('VideoLifecycleService', () => {
+  it('soft-deletes: commits the state, schedules the purge at its date and indexes the new version', async () => {
+    const { service, table, calls, indexed } = setUp([video('v')]);
+    const result = await service.softDelete('v', owner, 2);
+    expect(result).toMatchObject({ kind: 'ok', id: 'v', state: { state: VideoState.SoftDeleted } });
+    const row = table.get('v')!;
+    expect(row.state).toBe(VideoState.SoftDeleted);
+    expect(row.purgeAt!.getTime() - row.deletedAt!.getTime()).toBe(2 * DAY);
+    expect(calls).toHaveLength(1);
+    const delay = Number(calls[0]!.split(' ')[2]);
+    expect(delay).toBeGreaterThan(2 * DAY - 5_000);
+    expect(delay).toBeLessThanOrEqual(2 * DAY);
+    expect(indexed).toEqual([
+      expect.objectContaining({ id: 'v', version: 4, state: VideoState.SoftDeleted }),
+    ]);
+  });
+
+  it('uses the configured default retention when none is given', async () => {
+    const { service, table } = setUp([video('v')]);
+    await service.softDelete('v', owner, undefined);
+    const row = table.get('v')!;
+    expect(row.purgeAt!.getTime() - row.deletedAt!.getTime()).toBe(30 * DAY);
+  });
+
+  it('permanently deletes: the row says deleting and the deletion job runs at once', async () => {
+    const { service, table, calls } = setUp([video('v')]);
+    expect(await service.permanentDelete('v', owner)).toMatchObject({ kind: 'ok' });
+    expect(table.get('v')).toMatchObject({
+      state: VideoState.Deleting,
+      deletionReason: 'permanent',
+      deletionRequestedBy: 'owner',
+    });
+    expect(calls).toEqual(['ensure v 0']);
+  });
+
+  it('restores: the row is active again and the pending purge is cancelled', async () => {
+    const deletedAt = new Date(Date.now() - DAY);
+    const { service, table, calls } = setUp([
+      video('v', {
+        state: VideoState.SoftDeleted,
+        deletedAt,
+        purgeAt: new Date(deletedAt.getTime() + DAY * 30),
+      }),
+    ]);
+    expect(await service.restore('v', owner)).toMatchObject({
+      kind: 'ok',
+      state: { state: VideoState.Active },
+    });
+    expect(table.get('v')).toMatchObject({ state: VideoState.Active, deletedAt: null, purgeAt: null });
+    expect(calls).toEqual(['cancel v']);
+  });
+
+  it('changes nothing for a stranger, an unknown id or a repeat', async () => {
+    const { service, table, calls, indexed } = setUp([video('v')]);
+    expect(await service.softDelete('v', stranger, undefined)).toEqual({ kind: 'forbidden' });
+    expect(await service.restore('missing', owner)).toEqual({ kind: 'not_found' });
+    expect(await service.restore('v', owner)).toMatchObject({
+      kind: 'ok',
+      state: { state: VideoState.Active },
+    });
+    expect(table.get('v')!.version).toBe(3);
+    expect(calls).toEqual([]);
+    expect(indexed).toEqual([]);
+  });
+
+  it('answers once committed even when the queue never answers (the sweep takes over)', async () => {
+    const { service, table, indexed } = setUp([video('v')], { hang: true });
+    const started = Date.now();
+    expect(await service.permanentDelete('v', owner)).toMatchObject({ kind: 'ok' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(table.get('v')!.state).toBe(VideoState.Deleting);
+    expect(indexed).toHaveLength(1);
+  });
+});

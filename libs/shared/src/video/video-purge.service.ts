@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import { SearchIndexService } from '../search/search-index.service';
+import { StorageCleaner } from '../storage/storage-cleaner';
+import { CoalescingBatcher } from '../util/coalescing-batcher';
+import { decide } from './video-lifecycle';
+import { VideoState } from './video-state';
+import { type FinishedDeletion, type VideoLifecycleRow, VideoRepository } from './video.repository';
+
+export type PurgeOutcome = 'purged' | 'already_gone' | 'not_due' | 'restored';
+
+/**
+ * The worker's deletion of one video: claim a due purge (or a deletion already started), delete
+ * every media object, the index document and then the row with one audit record. Every step is
+ * idempotent, so a retry, a crash and restart or two workers at once all end in the same state
+ * with one audit record.
+ */
+@Injectable()
+export class VideoPurgeService {
+  /** Concurrent purges finish together: one audit insert and one row delete per batch. */
+  private readonly finishing = new CoalescingBatcher<FinishedDeletion>(async (batch) => {
+    await this.videos.finishDeletions(batch);
+    return batch.map(() => undefined);
+  });
+
+  constructor(
+    private readonly videos: VideoRepository,
+    private readonly search: SearchIndexService,
+    private readonly cleaner: StorageCleaner,
+  ) {}
+
+  async purge(videoId: string): Promise<PurgeOutcome> {
+    const deleting = await this.claim(videoId);
+    if (typeof deleting === 'string') return deleting;
+    const objectsDeleted = await this.cleaner.deleteMedia(videoId);
+    await this.search.deleteDocument(videoId);
+    await this.finishing.add({ video: deleting, objectsDeleted, purgedAt: new Date() });
+    return 'purged';
+  }
+
+  /**
+   * Moves a due purge to `deleting` (or finds a deletion already under way). Optimistic: read,
+   * decide, write only if the version has not moved; a concurrent change means decide again.
+   */
+  private async claim(videoId: string): Promise<VideoLifecycleRow | Exclude<PurgeOutcome, 'purged'>> {
+    for (;;) {
+      const now = new Date();
+      const video = await this.videos.findLifecycle(videoId);
+      if (!video) return 'already_gone';
+      const decision = decide(video, { type: 'claim_purge' }, null, now);
+      if (decision.kind !== 'change') {
+        if (video.state === VideoState.Deleting) return video;
+        return video.state === VideoState.Active ? 'restored' : 'not_due';
+      }
+      if (await this.videos.applyState(videoId, decision.next, now, { expectedVersion: video.version })) {
+        return { ...video, ...decision.next, version: video.version + 1 };
+      }
+    }
+  }
+}
