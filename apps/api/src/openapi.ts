@@ -3,6 +3,13 @@ import { buildOpenApiDocument, type RouteDoc, type RouteResponse } from '@app/sh
 import { DASHBOARD_PATH } from './admin/dashboard-path';
 import { searchPageSchema, searchQuerySchema } from './search/search-query.schema';
 import {
+  trashEmptiedSchema,
+  trashOwnerQuerySchema,
+  trashPageSchema,
+  trashQuerySchema,
+  trashRestoredSchema,
+} from './video/trash.schema';
+import {
   deleteQuerySchema,
   deleteResponseSchema,
   deletionReceiptSchema,
@@ -84,6 +91,61 @@ export const API_ROUTES: RouteDoc[] = [
       400: problem('invalid id'),
       403: problem('not the author and not an admin'),
       404: problem('no such video, or it is deleted or being deleted'),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/videos/trash',
+    operationId: 'listTrash',
+    tag: 'trash',
+    summary: "List the caller's trash",
+    description:
+      "The caller's soft-deleted videos, most recently deleted first, with when each was deleted and when " +
+      "it will be purged; admins may name another author's trash (docs/contract.md §10.1).",
+    security: 'bearer',
+    query: trashQuerySchema,
+    responses: {
+      200: { description: 'a page of the trash', json: json('TrashPage', trashPageSchema) },
+      400: problem('invalid parameters: each is named in `errors`'),
+      403: problem("another author's trash, and not an admin"),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/videos/trash/restore',
+    operationId: 'restoreTrash',
+    tag: 'trash',
+    summary: 'Restore every video in the trash',
+    description:
+      'Every video in the trash when asked becomes active and searchable again, its purge cancelled; ' +
+      'worked in batches of short transactions (docs/contract.md §10.1).',
+    security: 'bearer',
+    query: trashOwnerQuerySchema,
+    responses: {
+      200: { description: 'how many were restored', json: json('TrashRestored', trashRestoredSchema) },
+      400: problem('invalid authorId'),
+      403: problem("another author's trash, and not an admin"),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/videos/trash',
+    operationId: 'emptyTrash',
+    tag: 'trash',
+    summary: 'Empty the trash',
+    description:
+      'Permanently deletes every video in the trash when asked, as `DELETE /api/videos/{id}?permanent=true` ' +
+      'would: each is hidden at once and the worker removes its media, index document and row ' +
+      '(docs/contract.md §10.1).',
+    security: 'bearer',
+    query: trashOwnerQuerySchema,
+    responses: {
+      200: { description: 'how many deletions started', json: json('TrashEmptied', trashEmptiedSchema) },
+      400: problem('invalid authorId'),
+      403: problem("another author's trash, and not an admin"),
       503: unavailable('The database'),
     },
   },
@@ -200,6 +262,10 @@ export function apiDocument() {
       license: { name: 'UNLICENSED' },
       tags: [
         { name: 'videos', description: 'Search, delete and restore videos (bearer token)' },
+        {
+          name: 'trash',
+          description: "The caller's soft-deleted videos: list, restore all, empty (bearer token)",
+        },
         { name: 'operations', description: 'Probes, metrics, the queue dashboard and these docs' },
       ],
       securitySchemes: {

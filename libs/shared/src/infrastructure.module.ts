@@ -18,6 +18,9 @@ import { ReindexService } from './search/reindex.service';
 import { VideoRepository } from './video/video.repository';
 import { DeletionAuditRepository } from './video/deletion-audit.repository';
 import { DeletionReceiptService } from './video/deletion-receipt.service';
+import { TrashService } from './video/trash.service';
+import { VideoBatchCommands } from './video/video-batch-commands.service';
+import { VideoBatchRepository } from './video/video-batch.repository';
 
 /** The domain services both processes use, built on those connections. */
 const SERVICES = [
@@ -27,6 +30,9 @@ const SERVICES = [
   VideoRepository,
   DeletionAuditRepository,
   DeletionReceiptService,
+  VideoBatchRepository,
+  VideoBatchCommands,
+  TrashService,
   JobQueues,
   VideoIndexSyncService,
   VideoLifecycleService,

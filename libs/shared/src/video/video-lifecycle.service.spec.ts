@@ -1,5 +1,6 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { JobQueues } from '../queue/job-queues.service';
+import { fakeTransactions } from '../testing/fake-transactions';
 import type { VideoIndexSyncService } from './video-index-sync.service';
 import type { Actor, NextState } from './video-lifecycle';
 import { VideoLifecycleService } from './video-lifecycle.service';
@@ -42,18 +43,7 @@ function fakeVideos(rows: VideoEntity[]) {
       return Promise.resolve(true);
     },
   };
-  const dataSource = {
-    transaction: async <T>(work: (manager: EntityManager) => Promise<T>): Promise<T> => {
-      const before = new Map(table);
-      try {
-        return await work({} as EntityManager);
-      } catch (error) {
-        table.clear();
-        before.forEach((row, id) => table.set(id, row));
-        throw error;
-      }
-    },
-  };
+  const dataSource = fakeTransactions(table);
   return { table, repository, dataSource };
 }
 
@@ -84,7 +74,7 @@ function setUp(rows: VideoEntity[], options: { hang?: boolean; failIndex?: boole
     },
   };
   const service = new VideoLifecycleService(
-    videos.dataSource as unknown as DataSource,
+    videos.dataSource,
     videos.repository as unknown as VideoRepository,
     queue.queues as unknown as JobQueues,
     index as unknown as VideoIndexSyncService,
