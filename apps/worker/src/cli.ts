@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
 import { migrate } from '@app/shared/database/data-source';
+import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 import { VideoImporter } from '@app/shared/importer/video-importer';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
@@ -190,6 +191,40 @@ program
       console.log(`Enqueued ${result.due} due purge(s) and ${result.deleting} unfinished deletion(s).`);
     } finally {
       await queues.close();
+      await context.close();
+    }
+  });
+
+const webhooks = program.command('webhooks').description('webhook deliveries (docs/contract.md §10.4)');
+
+webhooks
+  .command('list')
+  .description('list deliveries that have failed at least once: dead ones first, then those being retried')
+  .option('--limit <n>', 'at most this many', positiveInt, 100)
+  .action(async (options: { limit: number }) => {
+    const context = await openCliContext(loadConfig());
+    try {
+      const failing = await context.outbox.failing(options.limit);
+      for (const delivery of failing) console.log(JSON.stringify(delivery));
+      if (failing.length === 0) console.log('No failing deliveries.');
+    } finally {
+      await context.close();
+    }
+  });
+
+webhooks
+  .command('retry')
+  .description('make failing and dead deliveries due now, with a new retry window (the worker sends them)')
+  .option('--event <id>', "only this event's deliveries", (value: string) => {
+    if (!isValidVideoId(value)) throw new InvalidArgumentError('must be an event id (a UUID)');
+    return normalizeId(value);
+  })
+  .action(async (options: { event?: string }) => {
+    const context = await openCliContext(loadConfig());
+    try {
+      const count = await context.outbox.retryFailing(new Date(), options.event);
+      console.log(`${count} deliver${count === 1 ? 'y is' : 'ies are'} due again.`);
+    } finally {
       await context.close();
     }
   });

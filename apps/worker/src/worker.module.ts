@@ -14,6 +14,8 @@ import { JOB_HANDLERS } from './jobs/job-handler';
 import { JobRunner } from './jobs/job-runner.service';
 import { OrphanSweepHandler } from './sweeps/orphan-sweep.handler';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
+import { DeliverWebhookHandler } from './webhooks/deliver-webhook.handler';
+import { WebhookSweepHandler } from './webhooks/webhook-sweep.handler';
 
 const HANDLERS = [
   DeleteVideoHandler,
@@ -22,6 +24,8 @@ const HANDLERS = [
   ReconcileIndexHandler,
   PurgeSweepHandler,
   OrphanSweepHandler,
+  DeliverWebhookHandler,
+  WebhookSweepHandler,
 ];
 
 @Module({

@@ -10,6 +10,11 @@ import { SearchIndexService } from './search/search-index.service';
 import { StorageService } from './storage/storage.service';
 import { StorageCleaner } from './storage/storage-cleaner';
 import { JobQueues } from './queue/job-queues.service';
+import { OutboxRepository } from './events/outbox.repository';
+import { OutboxService } from './events/outbox.service';
+import { WebhookClient } from './events/webhook.client';
+import { WebhookDeliveryService } from './events/webhook-delivery.service';
+import { WebhookSigner } from './events/webhook-signer';
 import { VideoIndexSyncService } from './video/video-index-sync.service';
 import { VideoLifecycleService } from './video/video-lifecycle.service';
 import { VideoPurgeService } from './video/video-purge.service';
@@ -33,6 +38,11 @@ const SERVICES = [
   VideoBatchRepository,
   VideoBatchCommands,
   TrashService,
+  OutboxRepository,
+  OutboxService,
+  WebhookClient,
+  WebhookSigner,
+  WebhookDeliveryService,
   JobQueues,
   VideoIndexSyncService,
   VideoLifecycleService,

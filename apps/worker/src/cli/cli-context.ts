@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { dataSourceOptions } from '@app/shared/database/data-source';
+import { OutboxRepository } from '@app/shared/events/outbox.repository';
 import { createSearchClient } from '@app/shared/search/search.client';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
 import { StorageService } from '@app/shared/storage/storage.service';
@@ -10,6 +11,7 @@ import { VideoRepository } from '@app/shared/video/video.repository';
 export interface CliContext {
   dataSource: DataSource;
   videos: VideoRepository;
+  outbox: OutboxRepository;
   storage: StorageService;
   search: SearchIndexService;
   close(): Promise<void>;
@@ -23,6 +25,7 @@ export async function openCliContext(config: AppConfig): Promise<CliContext> {
   return {
     dataSource,
     videos: new VideoRepository(dataSource),
+    outbox: new OutboxRepository(dataSource),
     storage,
     search,
     async close() {

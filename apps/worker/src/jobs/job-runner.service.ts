@@ -77,6 +77,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       ['purge-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
       ['orphan-sweep', this.config.ORPHAN_SWEEP_INTERVAL_MS],
       ['reconcile-index', this.config.RECONCILE_INTERVAL_MS],
+      ['webhook-sweep', this.config.WEBHOOK_SWEEP_INTERVAL_MS],
     ];
     for (const [name, every] of schedules) {
       const queue = this.queues.queue(JOB_QUEUES[name]);
@@ -84,7 +85,9 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
         if (await queue.getJobScheduler(name)) continue;
         this.logger.warn({ scheduler: name }, 'schedule missing from Redis: re-created');
       }
-      await queue.upsertJobScheduler(name, { every }, { name, data: {} });
+      // The webhook sweep runs every second or so: keep only its latest runs.
+      const opts = name === 'webhook-sweep' ? { removeOnComplete: 100, removeOnFail: 100 } : {};
+      await queue.upsertJobScheduler(name, { every }, { name, data: {}, opts });
     }
   }
 

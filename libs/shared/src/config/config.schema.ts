@@ -31,63 +31,114 @@ const urlList = (protocols: RegExp, example: string) =>
     message: `must be a URL like ${example}, or several separated by commas`,
   });
 
+/** Webhook receivers: http(s) URLs separated by commas, each once (docs/contract.md §10.4). */
+const webhookUrls = z
+  .string()
+  .refine(
+    (value) => value.split(',').every((part) => part.trim() === '' || isUrl(part.trim(), /^https?:$/)),
+    {
+      message: 'must be http(s) URLs like https://receiver.example/hooks, separated by commas',
+    },
+  )
+  .transform((value) => [
+    ...new Set(
+      value
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== ''),
+    ),
+  ]);
+
+/** A Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 random bytes. */
+const webhookSecret = z.string().refine(
+  (value) => {
+    const encoded = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value)?.[1];
+    const bytes = encoded ? Buffer.from(encoded, 'base64').length : 0;
+    return bytes >= 24 && bytes <= 64 && encoded!.length % 4 === 0;
+  },
+  { message: 'must be whsec_ followed by the base64 of 24 to 64 random bytes' },
+);
+
 /** Every variable the processes read, with the defaults of docs/contract.md §9 pointing at the local services. */
-export const configSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  PORT: port.default(3000),
-  WORKER_PORT: port.default(3001),
-  DATABASE_URL: url(/^mysql:$/, 'mysql://user:password@host:3306/database').default(
-    'mysql://root@127.0.0.1:3306/videos',
-  ),
-  REDIS_URL: url(/^rediss?:$/, 'redis://host:6379').default('redis://127.0.0.1:6379'),
-  /** Several nodes (`http://a:9200,http://b:9200`) let the API and worker go on when one of them is lost. */
-  ELASTICSEARCH_URL: urlList(/^https?:$/, 'http://host:9200').default('http://127.0.0.1:9200'),
-  ELASTICSEARCH_INDEX: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,100}$/, 'must be a lowercase index alias name')
-    .default('videos'),
-  /**
-   * Primary shards of every index the processes create. Fixed for an index's life: a new count
-   * takes effect through `cli reindex` (docs/scaling.md). 1024 is Elasticsearch's own limit.
-   */
-  ELASTICSEARCH_SHARDS: int(1, 1024).default(1),
-  /** Copies of each shard on other nodes: dynamic, so the worker applies a new count to the live index at start. */
-  ELASTICSEARCH_REPLICAS: int(0, 100).default(0),
-  S3_ENDPOINT: url(/^https?:$/, 'http://host:9000').default('http://127.0.0.1:9000'),
-  S3_REGION: z.string().min(1).default('us-east-1'),
-  S3_BUCKET: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
-    .default('videos'),
-  S3_ACCESS_KEY_ID: z.string().min(1).default('videos-local'),
-  S3_SECRET_ACCESS_KEY: z.string().min(1).default('videos-local-secret'),
-  S3_FORCE_PATH_STYLE: flag.default(true),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
-  /** Signs search cursors; by default a key derived from JWT_SECRET (docs/contract.md §7). */
-  SEARCH_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  JWT_JWKS_URI: url(/^https?:$/, 'https://issuer/.well-known/jwks.json').optional(),
-  JWT_ISSUER: z.string().min(1).optional(),
-  JWT_AUDIENCE: z.string().min(1).optional(),
-  RETENTION_DEFAULT_DAYS: int(0, 3650).default(30),
-  PURGE_SWEEP_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
-  RECONCILE_INTERVAL_MS: int(1_000, 604_800_000).default(900_000),
-  ORPHAN_SWEEP_INTERVAL_MS: int(1_000, 604_800_000).default(3_600_000),
-  /** Media younger than this are never treated as orphans: an upload may precede its row. */
-  ORPHAN_GRACE_MS: int(0, 604_800_000).default(3_600_000),
-  /** How often a worker checks that the sweep schedules still exist in Redis (a flush loses them). */
-  SCHEDULE_CHECK_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
-  WORKER_CONCURRENCY: int(1, 256).default(4),
-  /** Requests each caller may make per window; 0 turns rate limiting off. */
-  RATE_LIMIT_POINTS: int(0, 10_000_000).default(600),
-  RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
-  /** Memory each API process may spend on rendered search items (see docs/architecture.md); 0 turns it off. */
-  SEARCH_ITEM_CACHE_MB: int(0, 4_096).default(32),
-  /** The longest the API spends on one request before answering 503 / dropping it. */
-  HTTP_REQUEST_TIMEOUT_MS: int(1_000, 600_000).default(30_000),
-  SHUTDOWN_TIMEOUT_MS: int(1, 3_600_000).default(30_000),
-  ADMIN_USERNAME: z.string().min(1).optional(),
-  ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
-});
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    PORT: port.default(3000),
+    WORKER_PORT: port.default(3001),
+    DATABASE_URL: url(/^mysql:$/, 'mysql://user:password@host:3306/database').default(
+      'mysql://root@127.0.0.1:3306/videos',
+    ),
+    REDIS_URL: url(/^rediss?:$/, 'redis://host:6379').default('redis://127.0.0.1:6379'),
+    /** Several nodes (`http://a:9200,http://b:9200`) let the API and worker go on when one of them is lost. */
+    ELASTICSEARCH_URL: urlList(/^https?:$/, 'http://host:9200').default('http://127.0.0.1:9200'),
+    ELASTICSEARCH_INDEX: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,100}$/, 'must be a lowercase index alias name')
+      .default('videos'),
+    /**
+     * Primary shards of every index the processes create. Fixed for an index's life: a new count
+     * takes effect through `cli reindex` (docs/scaling.md). 1024 is Elasticsearch's own limit.
+     */
+    ELASTICSEARCH_SHARDS: int(1, 1024).default(1),
+    /** Copies of each shard on other nodes: dynamic, so the worker applies a new count to the live index at start. */
+    ELASTICSEARCH_REPLICAS: int(0, 100).default(0),
+    S3_ENDPOINT: url(/^https?:$/, 'http://host:9000').default('http://127.0.0.1:9000'),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    S3_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
+      .default('videos'),
+    S3_ACCESS_KEY_ID: z.string().min(1).default('videos-local'),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).default('videos-local-secret'),
+    S3_FORCE_PATH_STYLE: flag.default(true),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
+    /** Signs search cursors; by default a key derived from JWT_SECRET (docs/contract.md §7). */
+    SEARCH_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    JWT_JWKS_URI: url(/^https?:$/, 'https://issuer/.well-known/jwks.json').optional(),
+    JWT_ISSUER: z.string().min(1).optional(),
+    JWT_AUDIENCE: z.string().min(1).optional(),
+    RETENTION_DEFAULT_DAYS: int(0, 3650).default(30),
+    PURGE_SWEEP_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
+    RECONCILE_INTERVAL_MS: int(1_000, 604_800_000).default(900_000),
+    ORPHAN_SWEEP_INTERVAL_MS: int(1_000, 604_800_000).default(3_600_000),
+    /** Media younger than this are never treated as orphans: an upload may precede its row. */
+    ORPHAN_GRACE_MS: int(0, 604_800_000).default(3_600_000),
+    /** How often a worker checks that the sweep schedules still exist in Redis (a flush loses them). */
+    SCHEDULE_CHECK_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
+    WORKER_CONCURRENCY: int(1, 256).default(4),
+    /** Requests each caller may make per window; 0 turns rate limiting off. */
+    RATE_LIMIT_POINTS: int(0, 10_000_000).default(600),
+    RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
+    /** Memory each API process may spend on rendered search items (see docs/architecture.md); 0 turns it off. */
+    SEARCH_ITEM_CACHE_MB: int(0, 4_096).default(32),
+    /** The longest the API spends on one request before answering 503 / dropping it. */
+    HTTP_REQUEST_TIMEOUT_MS: int(1_000, 600_000).default(30_000),
+    SHUTDOWN_TIMEOUT_MS: int(1, 3_600_000).default(30_000),
+    ADMIN_USERNAME: z.string().min(1).optional(),
+    ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+    /** Where every event is delivered; none by default (events are still recorded). */
+    WEBHOOK_URLS: webhookUrls.default([]),
+    WEBHOOK_SECRET: webhookSecret.optional(),
+    /** The longest one delivery attempt may take, connection to last byte read. */
+    WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(5_000),
+    /** The wait after a delivery's first failure; it doubles with each further failure, up to the maximum. */
+    WEBHOOK_RETRY_BASE_MS: int(100, 86_400_000).default(5_000),
+    WEBHOOK_RETRY_MAX_MS: int(100, 86_400_000).default(7_200_000),
+    /** How long a delivery is retried after its first attempt before it is marked dead (72 hours by default). */
+    WEBHOOK_RETRY_WINDOW_MS: int(1_000, 2_592_000_000).default(259_200_000),
+    /** How often the worker looks in MySQL for deliveries that are due (new events, retries, after a Redis loss). */
+    WEBHOOK_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(1_000),
+  })
+  .superRefine((config, context) => {
+    // Zod runs this even when a field failed: only a list that parsed counts.
+    if (Array.isArray(config.WEBHOOK_URLS) && config.WEBHOOK_URLS.length > 0 && !config.WEBHOOK_SECRET) {
+      context.addIssue({
+        code: 'custom',
+        path: ['WEBHOOK_SECRET'],
+        message: 'must be set when WEBHOOK_URLS is (deliveries are signed with it)',
+      });
+    }
+  });
 
 export type AppConfig = z.infer<typeof configSchema>;

@@ -69,10 +69,32 @@ describe('loadConfig', () => {
     ['RETENTION_DEFAULT_DAYS', '3651'],
     ['PURGE_SWEEP_INTERVAL_MS', '10'],
     ['WORKER_CONCURRENCY', '0'],
+    ['WEBHOOK_URLS', 'ftp://receiver/hooks'],
+    ['WEBHOOK_URLS', 'https://a.example/hooks,file:///etc/passwd'],
+    ['WEBHOOK_SECRET', 'not-a-secret'],
+    ['WEBHOOK_SECRET', `whsec_${Buffer.alloc(8).toString('base64')}`],
+    ['WEBHOOK_SECRET', 'whsec_!!!!'],
   ])('names %s when it is %p', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('reads the webhook receivers as a list, each once, with their secret', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const config = loadConfig({
+      WEBHOOK_URLS: ' https://a.example/hooks, http://b.example:8080/in,https://a.example/hooks,',
+      WEBHOOK_SECRET: secret,
+    });
+    expect(config.WEBHOOK_URLS).toEqual(['https://a.example/hooks', 'http://b.example:8080/in']);
+    expect(config.WEBHOOK_SECRET).toBe(secret);
+    expect(loadConfig({}).WEBHOOK_URLS).toEqual([]);
+  });
+
+  it('refuses webhook receivers without a secret to sign with', () => {
+    expect(problemsOf({ WEBHOOK_URLS: 'https://a.example/hooks' })).toEqual([
+      expect.stringMatching(/^WEBHOOK_SECRET: must be set/),
+    ]);
   });
 
   it('names every bad variable at once', () => {

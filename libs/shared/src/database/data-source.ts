@@ -2,18 +2,28 @@ import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.schema';
 import { ErasureEntity } from '../erasure/erasure.entity';
+import { OutboxEventEntity } from '../events/outbox-event.entity';
+import { WebhookDeliveryEntity } from '../events/webhook-delivery.entity';
 import { DeletionAuditEntity } from '../video/deletion-audit.entity';
 import { VideoEntity } from '../video/video.entity';
 import { Init1763683200000 } from './migrations/1763683200000-init';
 import { DeletionRequest1763769600000 } from './migrations/1763769600000-deletion-request';
 import { AsciiIds1795219200000 } from './migrations/1795219200000-ascii-ids';
+import { Outbox1795305600000 } from './migrations/1795305600000-outbox';
 import { TrashErasuresReceipts1795392000000 } from './migrations/1795392000000-trash-erasures-receipts';
 
-export const ENTITIES = [VideoEntity, DeletionAuditEntity, ErasureEntity];
+export const ENTITIES = [
+  VideoEntity,
+  DeletionAuditEntity,
+  OutboxEventEntity,
+  WebhookDeliveryEntity,
+  ErasureEntity,
+];
 export const MIGRATIONS = [
   Init1763683200000,
   DeletionRequest1763769600000,
   AsciiIds1795219200000,
+  Outbox1795305600000,
   TrashErasuresReceipts1795392000000,
 ];
 

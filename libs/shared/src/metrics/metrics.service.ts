@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { OutboxRepository } from '../events/outbox.repository';
 import { JobQueues } from '../queue/job-queues.service';
 import { JOB_QUEUES } from '../queue/jobs';
 import { VideoRepository } from '../video/video.repository';
@@ -52,7 +53,14 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  constructor(queues: JobQueues, videos: VideoRepository) {
+  readonly webhookAttempts = new Counter({
+    name: 'webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts made by this worker, by outcome (delivered, failed, dead)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(queues: JobQueues, videos: VideoRepository, outbox: OutboxRepository) {
     collectDefaultMetrics({ register: this.registry });
     new Gauge({
       name: 'queue_jobs',
@@ -82,6 +90,16 @@ export class MetricsService {
       registers: [this.registry],
       async collect() {
         this.set(await queues.queue(JOB_QUEUES['delete-video']).getFailedCount());
+      },
+    });
+    new Gauge({
+      name: 'webhook_deliveries_undelivered',
+      help: 'Webhook deliveries not yet delivered, from MySQL: pending (not yet attempted), failing (being retried), dead',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      async collect() {
+        const counts = await outbox.undeliveredCounts();
+        for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
       },
     });
   }

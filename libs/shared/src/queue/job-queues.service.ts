@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { bullConnection } from '../redis/redis';
 import { withTimeout } from '../util/with-timeout';
-import { deletionJobId, JOB_QUEUES, syncJobId, type JobName, type JobPayloads } from './jobs';
+import { deletionJobId, deliveryJobId, JOB_QUEUES, syncJobId, type JobName, type JobPayloads } from './jobs';
 import { QUEUES, type QueueName } from './queues';
 
 /**
@@ -116,6 +116,30 @@ export class JobQueues implements OnApplicationShutdown {
       { videoId, ...(requestId ? { requestId } : {}) } satisfies JobPayloads['delete-video'],
       { ...DELETION_JOB_OPTIONS, jobId, delay: Math.max(0, delayMs) },
     );
+  }
+
+  /**
+   * Makes sure one attempt of a webhook delivery will run after `delayMs`. A job of that attempt
+   * that has already ended (a worker killed mid-attempt, an attempt that found its turn not yet
+   * come) is replaced: MySQL says the attempt is still to be made.
+   */
+  async ensureDeliveryJob(deliveryId: string, attempt: number, delayMs: number): Promise<void> {
+    const queue = this.queue(JOB_QUEUES['deliver-webhook']);
+    const jobId = deliveryJobId(deliveryId, attempt);
+    const existing = await queue.getJob(jobId);
+    if (existing) {
+      const state = await existing.getState();
+      if (state === 'delayed' && delayMs <= 0) await existing.promote();
+      if (state !== 'completed' && state !== 'failed') return;
+      await existing.remove();
+    }
+    await queue.add('deliver-webhook', { deliveryId, attempt } satisfies JobPayloads['deliver-webhook'], {
+      jobId,
+      delay: Math.max(0, delayMs),
+      removeOnComplete: { count: 1_000 },
+      // Failed attempts stay on the dashboard; MySQL keeps the delivery's whole history.
+      removeOnFail: { count: 5_000 },
+    });
   }
 
   /** Drops a pending purge; an active one finds the row restored and does nothing. */

@@ -14,6 +14,10 @@ export interface JobPayloads {
   'purge-sweep': Record<string, never>;
   /** Delete media prefixes whose video no longer exists. */
   'orphan-sweep': Record<string, never>;
+  /** One attempt of one webhook delivery; `attempt` is the number of attempts MySQL has recorded before it. */
+  'deliver-webhook': { deliveryId: string; attempt: number };
+  /** Find due webhook deliveries in MySQL and enqueue them. */
+  'webhook-sweep': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -25,6 +29,8 @@ export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   'reconcile-index': QUEUES.maintenance,
   'purge-sweep': QUEUES.maintenance,
   'orphan-sweep': QUEUES.maintenance,
+  'deliver-webhook': QUEUES.webhooks,
+  'webhook-sweep': QUEUES.webhooks,
 };
 
 export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
@@ -32,6 +38,11 @@ export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
 /** One deletion job per video: BullMQ ignores a second add with the same id. (Ids may not contain ':'.) */
 export function deletionJobId(videoId: string): string {
   return `delete-${videoId}`;
+}
+
+/** One job per delivery attempt: a failed attempt's job stays visible, and the next attempt has its own. */
+export function deliveryJobId(deliveryId: string, attempt: number): string {
+  return `webhook-${deliveryId}-${attempt}`;
 }
 
 /** One sync job per video and version (or per kind of trigger, like a stale search hit). */

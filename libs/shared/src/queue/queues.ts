@@ -3,6 +3,8 @@ export const QUEUES = {
   deletion: 'video-deletion',
   index: 'video-index',
   maintenance: 'maintenance',
+  /** Webhook deliveries: a receiver that is down fills this one only. */
+  webhooks: 'webhooks',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -35,7 +35,7 @@ export class DeletionReceiptService {
   async receipt(videoId: string, actor: Actor): Promise<ReceiptResult> {
     const row = await this.videos.findLifecycle(videoId);
     if (row?.state === VideoState.Active) return { kind: 'not_found' };
-    // A row in `deleting` may already have its audit (a purge stopped between the two writes): the audit is the truth.
+    // Once written, the audit record is the truth: the purge writes it and removes the row in one transaction.
     const audit = row?.state === VideoState.SoftDeleted ? null : await this.audits.findByVideoId(videoId);
     const owner = audit ?? row;
     if (!owner) return { kind: 'not_found' };

@@ -1,4 +1,6 @@
 import type { EntityManager } from 'typeorm';
+import type { NewEvent } from '../events/events';
+import type { OutboxService } from '../events/outbox.service';
 import type { JobQueues } from '../queue/job-queues.service';
 import { fakeTransactions } from '../testing/fake-transactions';
 import { TRASH_BATCH_SIZE, TrashService } from './trash.service';
@@ -82,6 +84,10 @@ function setUp(rows: VideoEntity[], { hangQueue = false, failWriteOnBatch = 0 } 
     ),
     cancelDeletionJob: (id: string) => (queueCalls.push(`cancel ${id}`), answer()),
   };
+  const events: NewEvent[] = [];
+  const outbox = {
+    record: (_m: EntityManager, recorded: NewEvent[]) => (events.push(...recorded), Promise.resolve()),
+  };
   const index = {
     writeMany: (written: VideoEntity[]) => (
       indexWrites.push(written.map((row) => row.id)),
@@ -93,13 +99,14 @@ function setUp(rows: VideoEntity[], { hangQueue = false, failWriteOnBatch = 0 } 
     videos as unknown as VideoRepository,
     queues as unknown as JobQueues,
     index as unknown as VideoIndexSyncService,
+    outbox as unknown as OutboxService,
   );
   const service = new TrashService(
-    fakeTransactions(table),
+    fakeTransactions(table, events),
     batches as unknown as VideoBatchRepository,
     commands,
   );
-  return { service, table, transactions, queueCalls, indexWrites };
+  return { service, table, events, transactions, queueCalls, indexWrites };
 }
 
 describe('TrashService', () => {
@@ -138,8 +145,13 @@ describe('TrashService', () => {
   });
 
   it('empties the trash: each video is being deleted, asked for by the caller, its job due now', async () => {
-    const { service, table, queueCalls } = setUp([trashed(1), trashed(2)]);
+    const { service, table, events, queueCalls } = setUp([trashed(1), trashed(2)]);
     expect(await service.emptyAll(admin, 'owner')).toEqual({ kind: 'ok', count: 2 });
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'video.deletion_started', subject: 'v00002' }),
+      expect.objectContaining({ type: 'video.deletion_started', subject: 'v00001' }),
+    ]);
+    expect(events[0]!.data).toMatchObject({ reason: 'permanent', requestedBy: 'root' });
     for (const id of ['v00001', 'v00002']) {
       expect(table.get(id)).toMatchObject({
         state: VideoState.Deleting,
@@ -160,8 +172,9 @@ describe('TrashService', () => {
 
   it('keeps the batches already committed when a later one fails, and rolls that one back whole', async () => {
     const rows = Array.from({ length: 700 }, (_, n) => trashed(n));
-    const { service, table } = setUp(rows, { failWriteOnBatch: 2 });
+    const { service, table, events } = setUp(rows, { failWriteOnBatch: 2 });
     await expect(service.restoreAll(owner)).rejects.toThrow('connection lost');
+    expect(events).toHaveLength(500);
     const states = [...table.values()].map((row) => row.state);
     expect(states.filter((state) => state === VideoState.Active)).toHaveLength(500);
     expect(states.filter((state) => state === VideoState.SoftDeleted)).toHaveLength(200);

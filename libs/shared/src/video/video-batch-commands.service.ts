@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { videoChangeEvent } from '../events/events';
+import { OutboxService } from '../events/outbox.service';
 import { JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
 import { eachLimited } from '../util/each-limited';
 import { withTimeout } from '../util/with-timeout';
@@ -40,7 +42,7 @@ export function changedColumns(before: VideoLifecycleRow, next: NextState): Stat
 /**
  * One command applied to many videos, each decided by the same rule as one video (`decide()` in
  * video-lifecycle.ts). The caller locks a batch of rows in its own short transaction; this decides
- * each and writes the changes set-based in that transaction, and after the commit makes the queue
+ * each and writes the changes set-based (and their events) in that transaction, and after the commit makes the queue
  * prompt and the index current for the whole batch. As for one video, nothing depends on those
  * follow-ups: the sweeps find due and stuck deletions by their rows, the reconciler fixes the index.
  */
@@ -53,9 +55,13 @@ export class VideoBatchCommands {
     private readonly videos: VideoRepository,
     private readonly queues: JobQueues,
     private readonly index: VideoIndexSyncService,
+    private readonly outbox: OutboxService,
   ) {}
 
-  /** Decides `command` for every locked row and writes the changes in the caller's transaction. */
+  /**
+   * Decides `command` for every locked row and writes the changes, with each video's event in the
+   * outbox, in the caller's transaction.
+   */
   async decideAndWrite(
     manager: EntityManager,
     rows: VideoLifecycleRow[],
@@ -75,6 +81,10 @@ export class VideoBatchCommands {
       manager,
       changes.map(({ before, next }) => ({ id: before.id, columns: changedColumns(before, next) })),
       now,
+    );
+    await this.outbox.record(
+      manager,
+      changes.map(({ before, next }) => videoChangeEvent(before, next, actor?.sub ?? null, now)),
     );
     return { changes, unchanged };
   }

@@ -1,4 +1,6 @@
 import type { EntityManager } from 'typeorm';
+import type { NewEvent } from '../events/events';
+import type { OutboxService } from '../events/outbox.service';
 import type { JobQueues } from '../queue/job-queues.service';
 import { fakeTransactions } from '../testing/fake-transactions';
 import type { VideoIndexSyncService } from './video-index-sync.service';
@@ -32,9 +34,16 @@ function video(id: string, changes: Partial<VideoEntity> = {}): VideoEntity {
   };
 }
 
-/** Rows in a map; a write inside a transaction that then throws is rolled back. */
-function fakeVideos(rows: VideoEntity[]) {
+/** Rows and recorded events in memory; a transaction that throws leaves both as they were. */
+function fakeVideos(rows: VideoEntity[], { outboxDown = false } = {}) {
   const table = new Map(rows.map((row) => [row.id, row]));
+  const events: NewEvent[] = [];
+  const outbox = {
+    record: (_manager: EntityManager, recorded: NewEvent[]) => {
+      events.push(...recorded);
+      return outboxDown ? Promise.reject(new Error('outbox insert failed')) : Promise.resolve();
+    },
+  };
   const repository = {
     lockById: (_manager: EntityManager, id: string) => Promise.resolve(table.get(id) ?? null),
     applyState: (id: string, next: NextState, now: Date) => {
@@ -43,8 +52,8 @@ function fakeVideos(rows: VideoEntity[]) {
       return Promise.resolve(true);
     },
   };
-  const dataSource = fakeTransactions(table);
-  return { table, repository, dataSource };
+  const dataSource = fakeTransactions(table, events);
+  return { table, events, repository, dataSource, outbox };
 }
 
 function fakeQueues({ hang = false } = {}) {
@@ -63,8 +72,8 @@ function fakeQueues({ hang = false } = {}) {
   return { calls, queues };
 }
 
-function setUp(rows: VideoEntity[], options: { hang?: boolean; failIndex?: boolean } = {}) {
-  const videos = fakeVideos(rows);
+function setUp(rows: VideoEntity[], options: { hang?: boolean; outboxDown?: boolean } = {}) {
+  const videos = fakeVideos(rows, options);
   const queue = fakeQueues(options);
   const indexed: VideoEntity[] = [];
   const index = {
@@ -78,14 +87,15 @@ function setUp(rows: VideoEntity[], options: { hang?: boolean; failIndex?: boole
     videos.repository as unknown as VideoRepository,
     queue.queues as unknown as JobQueues,
     index as unknown as VideoIndexSyncService,
+    videos.outbox as unknown as OutboxService,
     { RETENTION_DEFAULT_DAYS: 30 },
   );
-  return { service, table: videos.table, calls: queue.calls, indexed };
+  return { service, table: videos.table, events: videos.events, calls: queue.calls, indexed };
 }
 
 describe('VideoLifecycleService', () => {
-  it('soft-deletes: commits the state, schedules the purge at its date and indexes the new version', async () => {
-    const { service, table, calls, indexed } = setUp([video('v')]);
+  it('soft-deletes: commits the state and its event, schedules the purge at its date and indexes the new version', async () => {
+    const { service, table, events, calls, indexed } = setUp([video('v')]);
     const result = await service.softDelete('v', owner, 2);
     expect(result).toMatchObject({ kind: 'ok', id: 'v', state: { state: VideoState.SoftDeleted } });
     const row = table.get('v')!;
@@ -98,6 +108,29 @@ describe('VideoLifecycleService', () => {
     expect(indexed).toEqual([
       expect.objectContaining({ id: 'v', version: 4, state: VideoState.SoftDeleted }),
     ]);
+    expect(events).toEqual([
+      {
+        type: 'video.soft_deleted',
+        subject: 'v',
+        occurredAt: row.deletedAt,
+        data: {
+          videoId: 'v',
+          authorId: 'owner',
+          requestedBy: 'owner',
+          deletedAt: row.deletedAt!.toISOString(),
+          purgeAt: row.purgeAt!.toISOString(),
+        },
+      },
+    ]);
+  });
+
+  it('records a new soft_deleted event when a second soft delete moves the purge date', async () => {
+    const { service, table, events } = setUp([video('v')]);
+    await service.softDelete('v', owner, 5);
+    await service.softDelete('v', owner, 5);
+    await service.softDelete('v', owner, 1);
+    expect(events.map((event) => event.type)).toEqual(['video.soft_deleted', 'video.soft_deleted']);
+    expect(events[1]!.data).toMatchObject({ purgeAt: table.get('v')!.purgeAt!.toISOString() });
   });
 
   it('uses the configured default retention when none is given', async () => {
@@ -107,8 +140,8 @@ describe('VideoLifecycleService', () => {
     expect(row.purgeAt!.getTime() - row.deletedAt!.getTime()).toBe(30 * DAY);
   });
 
-  it('permanently deletes: the row says deleting and the deletion job runs at once', async () => {
-    const { service, table, calls } = setUp([video('v')]);
+  it('permanently deletes: the row says deleting, the deletion job runs at once, deletion_started is recorded', async () => {
+    const { service, table, events, calls } = setUp([video('v')]);
     expect(await service.permanentDelete('v', owner)).toMatchObject({ kind: 'ok' });
     expect(table.get('v')).toMatchObject({
       state: VideoState.Deleting,
@@ -116,11 +149,17 @@ describe('VideoLifecycleService', () => {
       deletionRequestedBy: 'owner',
     });
     expect(calls).toEqual(['ensure v 0']);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: 'video.deletion_started',
+        data: expect.objectContaining({ videoId: 'v', reason: 'permanent', requestedBy: 'owner' }) as unknown,
+      }),
+    ]);
   });
 
   it('restores: the row is active again and the pending purge is cancelled', async () => {
     const deletedAt = new Date(Date.now() - DAY);
-    const { service, table, calls } = setUp([
+    const { service, table, events, calls } = setUp([
       video('v', {
         state: VideoState.SoftDeleted,
         deletedAt,
@@ -133,10 +172,11 @@ describe('VideoLifecycleService', () => {
     });
     expect(table.get('v')).toMatchObject({ state: VideoState.Active, deletedAt: null, purgeAt: null });
     expect(calls).toEqual(['cancel v']);
+    expect(events.map((event) => [event.type, event.subject])).toEqual([['video.restored', 'v']]);
   });
 
-  it('changes nothing for a stranger, an unknown id or a repeat', async () => {
-    const { service, table, calls, indexed } = setUp([video('v')]);
+  it('changes nothing and records nothing for a stranger, an unknown id or a repeat', async () => {
+    const { service, table, events, calls, indexed } = setUp([video('v')]);
     expect(await service.softDelete('v', stranger, undefined)).toEqual({ kind: 'forbidden' });
     expect(await service.restore('missing', owner)).toEqual({ kind: 'not_found' });
     expect(await service.restore('v', owner)).toMatchObject({
@@ -144,6 +184,16 @@ describe('VideoLifecycleService', () => {
       state: { state: VideoState.Active },
     });
     expect(table.get('v')!.version).toBe(3);
+    expect(calls).toEqual([]);
+    expect(indexed).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  it('commits no change whose event cannot be recorded, and queues nothing for it', async () => {
+    const { service, table, events, calls, indexed } = setUp([video('v')], { outboxDown: true });
+    await expect(service.softDelete('v', owner, undefined)).rejects.toThrow('outbox insert failed');
+    expect(table.get('v')).toMatchObject({ state: VideoState.Active, version: 3 });
+    expect(events).toEqual([]);
     expect(calls).toEqual([]);
     expect(indexed).toEqual([]);
   });

@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { videoChangeEvent } from '../events/events';
+import { OutboxService } from '../events/outbox.service';
 import { JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
 import { withTimeout } from '../util/with-timeout';
 import { VideoIndexSyncService } from './video-index-sync.service';
@@ -30,6 +32,7 @@ export class VideoLifecycleService {
     private readonly videos: VideoRepository,
     private readonly queues: JobQueues,
     private readonly index: VideoIndexSyncService,
+    private readonly outbox: OutboxService,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'RETENTION_DEFAULT_DAYS'>,
   ) {
     this.defaultRetentionDays = config.RETENTION_DEFAULT_DAYS;
@@ -65,13 +68,18 @@ export class VideoLifecycleService {
     return { kind: 'ok', id, state: decision.kind === 'change' ? decision.next : decision.current };
   }
 
-  /** Reads the row under a lock, decides, and writes the new state and version in one transaction. */
+  /**
+   * Reads the row under a lock, decides, and writes the new state and version with the event that
+   * reports it, in one transaction.
+   */
   private decideAndCommit(id: string, command: Command, actor: Actor, now: Date) {
     return this.dataSource.transaction(async (manager) => {
       const video = await this.videos.lockById(manager, id);
       const decision: Decision = decide(video, command, actor, now);
-      if (decision.kind === 'change')
+      if (decision.kind === 'change') {
         await this.videos.applyState(id, decision.next, now, { runner: manager });
+        await this.outbox.record(manager, [videoChangeEvent(video!, decision.next, actor.sub, now)]);
+      }
       return { decision, video };
     });
   }

@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { videoChangeEvent, videoPurgedEvent } from '../events/events';
+import { OutboxService } from '../events/outbox.service';
 import { SearchIndexService } from '../search/search-index.service';
 import { StorageCleaner } from '../storage/storage-cleaner';
 import { CoalescingBatcher } from '../util/coalescing-batcher';
@@ -12,20 +15,22 @@ export type PurgeOutcome = 'purged' | 'already_gone' | 'not_due' | 'restored';
  * The worker's deletion of one video: claim a due purge (or a deletion already started), delete
  * every media object, the index document and then the row with one audit record. Every step is
  * idempotent, so a retry, a crash and restart or two workers at once all end in the same state
- * with one audit record.
+ * with one audit record and one `video.purged` event.
  */
 @Injectable()
 export class VideoPurgeService {
-  /** Concurrent purges finish together: one audit insert and one row delete per batch. */
+  /** Concurrent purges finish together: one transaction per batch. */
   private readonly finishing = new CoalescingBatcher<FinishedDeletion>(async (batch) => {
-    await this.videos.finishDeletions(batch);
+    await this.finish(batch);
     return batch.map(() => undefined);
   });
 
   constructor(
+    private readonly dataSource: DataSource,
     private readonly videos: VideoRepository,
     private readonly search: SearchIndexService,
     private readonly cleaner: StorageCleaner,
+    private readonly outbox: OutboxService,
   ) {}
 
   async purge(videoId: string): Promise<PurgeOutcome> {
@@ -38,8 +43,9 @@ export class VideoPurgeService {
   }
 
   /**
-   * Moves a due purge to `deleting` (or finds a deletion already under way). Optimistic: read,
-   * decide, write only if the version has not moved; a concurrent change means decide again.
+   * Moves a due purge to `deleting` with its `video.deletion_started` event (or finds a deletion
+   * already under way). Optimistic: read, decide, write only if the version has not moved; a
+   * concurrent change means decide again.
    */
   private async claim(videoId: string): Promise<VideoLifecycleRow | Exclude<PurgeOutcome, 'purged'>> {
     for (;;) {
@@ -51,9 +57,37 @@ export class VideoPurgeService {
         if (video.state === VideoState.Deleting) return video;
         return video.state === VideoState.Active ? 'restored' : 'not_due';
       }
-      if (await this.videos.applyState(videoId, decision.next, now, { expectedVersion: video.version })) {
-        return { ...video, ...decision.next, version: video.version + 1 };
-      }
+      const claimed = await this.dataSource.transaction(async (manager) => {
+        const written = await this.videos.applyState(videoId, decision.next, now, {
+          runner: manager,
+          expectedVersion: video.version,
+        });
+        if (written) await this.outbox.record(manager, [videoChangeEvent(video, decision.next, null, now)]);
+        return written;
+      });
+      if (claimed) return { ...video, ...decision.next, version: video.version + 1 };
     }
+  }
+
+  /**
+   * Audit records, `video.purged` events and row deletions in one transaction, for the rows still
+   * in `deleting` (locked first): a deletion another worker finished meanwhile is not reported twice.
+   */
+  private finish(batch: FinishedDeletion[]): Promise<void> {
+    return this.dataSource.transaction(async (manager) => {
+      const deleting = await this.videos.lockDeleting(
+        manager,
+        batch.map(({ video }) => video.id),
+      );
+      // Each locked id once, should a batch carry one video twice.
+      const finishing = batch.filter(({ video }) => deleting.delete(video.id));
+      await this.videos.finishDeletions(manager, finishing);
+      await this.outbox.record(
+        manager,
+        finishing.map(({ video, objectsDeleted, purgedAt }) =>
+          videoPurgedEvent(video, objectsDeleted, purgedAt),
+        ),
+      );
+    });
   }
 }

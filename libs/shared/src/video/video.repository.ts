@@ -180,15 +180,23 @@ export class VideoRepository {
     return rows[0] ? parseTags(rows[0]) : null;
   }
 
+  /** Locks the rows among `ids` that are in `deleting` until the transaction ends; returns their ids. */
+  async lockDeleting(manager: EntityManager, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows: { id: string }[] = await manager.query(
+      'SELECT id FROM videos WHERE id IN (?) AND state = ? ORDER BY id FOR UPDATE',
+      [ids, VideoState.Deleting],
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
   /**
-   * Ends deletions: first their audit records (INSERT IGNORE on the unique video id, so a repeat is
-   * a no-op), then their rows, one statement each for the whole batch. No transaction is needed: a
-   * crash between the two leaves the rows in `deleting` with their audit written, and the retry
-   * finishes them without a second record.
+   * Ends deletions in the caller's transaction: their audit records (INSERT IGNORE on the unique
+   * video id, so a repeat is a no-op), then their rows, one statement each for the whole batch.
    */
-  async finishDeletions(finished: FinishedDeletion[]): Promise<void> {
+  async finishDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
     if (finished.length === 0) return;
-    await this.dataSource.query(
+    await manager.query(
       `INSERT IGNORE INTO deletion_audit
          (video_id, author_id, reason, requested_by, deleted_at, purge_at, objects_deleted, purged_at)
        VALUES ?`,
@@ -205,7 +213,7 @@ export class VideoRepository {
         ]),
       ],
     );
-    await this.dataSource.query('DELETE FROM videos WHERE id IN (?) AND state = ?', [
+    await manager.query('DELETE FROM videos WHERE id IN (?) AND state = ?', [
       finished.map(({ video }) => video.id),
       VideoState.Deleting,
     ]);

@@ -1,0 +1,15 @@
+import { Injectable } from '@nestjs/common';
+import { WebhookDeliveryService } from '@app/shared/events/webhook-delivery.service';
+import type { JobHandler } from '../jobs/job-handler';
+
+/** MySQL holds every pending delivery: this sweep alone would deliver everything, even after Redis lost every job. */
+@Injectable()
+export class WebhookSweepHandler implements JobHandler<'webhook-sweep'> {
+  readonly name = 'webhook-sweep';
+
+  constructor(private readonly deliveries: WebhookDeliveryService) {}
+
+  async handle(): Promise<{ enqueued: number }> {
+    return { enqueued: await this.deliveries.sweep() };
+  }
+}

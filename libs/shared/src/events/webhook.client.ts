@@ -1,0 +1,98 @@
+import http from 'node:http';
+import https from 'node:https';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+
+/** At most this much of a receiver's answer is read (for the error message); the rest is dropped. */
+export const RESPONSE_BYTES_READ = 1_024;
+
+export type PostResult = { ok: true; status: number } | { ok: false; error: string };
+
+/**
+ * The one owner of outbound HTTP to webhook receivers, which are untrusted: one POST per call, a
+ * deadline for the whole exchange, no redirect followed (a 3xx is a failure), and no more than
+ * RESPONSE_BYTES_READ of an answer read. Any 2xx is a delivery.
+ */
+@Injectable()
+export class WebhookClient implements OnApplicationShutdown {
+  private readonly timeoutMs: number;
+  private readonly agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets: 32 }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: 32 }),
+  };
+
+  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'WEBHOOK_TIMEOUT_MS'>) {
+    this.timeoutMs = config.WEBHOOK_TIMEOUT_MS;
+  }
+
+  post(url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
+    const target = new URL(url);
+    const transport = target.protocol === 'https:' ? https : http;
+    const agent = target.protocol === 'https:' ? this.agents['https:'] : this.agents['http:'];
+    return new Promise<PostResult>((resolve) => {
+      let settled = false;
+      const finish = (result: PostResult, { dropConnection }: { dropConnection: boolean }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        if (dropConnection) request.destroy();
+        resolve(result);
+      };
+      const request = transport.request(
+        target,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'user-agent': 'video-service-webhooks/1',
+            ...headers,
+          },
+        },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          const chunks: Buffer[] = [];
+          let read = 0;
+          const answer = (): PostResult =>
+            status >= 200 && status < 300
+              ? { ok: true, status }
+              : { ok: false, error: failureText(status, Buffer.concat(chunks).toString('utf8')) };
+          response.on('data', (chunk: Buffer) => {
+            chunks.push(chunk.subarray(0, RESPONSE_BYTES_READ - read));
+            read += chunk.length;
+            if (read >= RESPONSE_BYTES_READ) finish(answer(), { dropConnection: true });
+          });
+          response.on('end', () => finish(answer(), { dropConnection: false }));
+          response.on('error', (error) =>
+            finish({ ok: false, error: error.message }, { dropConnection: true }),
+          );
+        },
+      );
+      const deadline = setTimeout(
+        () => finish({ ok: false, error: `no answer within ${this.timeoutMs} ms` }, { dropConnection: true }),
+        this.timeoutMs,
+      );
+      request.on('error', (error) =>
+        finish({ ok: false, error: describeError(error) }, { dropConnection: true }),
+      );
+      request.end(body);
+    });
+  }
+
+  onApplicationShutdown(): void {
+    this.agents['http:'].destroy();
+    this.agents['https:'].destroy();
+  }
+}
+
+function failureText(status: number, answer: string): string {
+  const kind = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
+  const excerpt = answer.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return `HTTP ${status}${kind}${excerpt ? `: ${excerpt}` : ''}`;
+}
+
+function describeError(error: Error & { code?: string }): string {
+  return error.code ? `${error.code}: ${error.message}` : error.message;
+}
