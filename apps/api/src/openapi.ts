@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { buildOpenApiDocument, type RouteDoc, type RouteResponse } from '@app/shared/http/openapi';
 import { DASHBOARD_PATH } from './admin/dashboard-path';
+import {
+  authorParamsSchema,
+  erasureAcceptedSchema,
+  erasureDryRunSchema,
+  erasureIdParamsSchema,
+  erasureSchema,
+  eraseQuerySchema,
+} from './erasure/erasure.schema';
 import { searchPageSchema, searchQuerySchema } from './search/search-query.schema';
 import {
   trashEmptiedSchema,
@@ -166,6 +174,54 @@ export const API_ROUTES: RouteDoc[] = [
       400: problem('invalid id'),
       403: problem('not the author and not an admin'),
       404: problem('no such video, or it is active (nothing to show)'),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/authors/:authorId/videos',
+    operationId: 'eraseAuthorVideos',
+    tag: 'erasure',
+    summary: "Erase an author's videos",
+    description:
+      'Every video of the author (right to erasure): soft-deleted with `retentionDays` (the default retention if ' +
+      'absent), or with `permanent=true` deleted at once. Answers 202 at once; the worker moves the videos in ' +
+      'batches, through restarts and Redis loss. While one erasure of the author is unfinished, asking again ' +
+      'answers that one. `dryRun=true` answers 200 with the count and changes nothing. The author themself or ' +
+      'an admin only (docs/contract.md §10.2).',
+    security: 'bearer',
+    params: authorParamsSchema,
+    query: eraseQuerySchema,
+    responses: {
+      200: {
+        description: 'dry run: how many videos it would act on',
+        json: json('ErasureDryRun', erasureDryRunSchema),
+      },
+      202: {
+        description: 'the erasure, new or already under way; follow it with getErasure',
+        json: json('ErasureAccepted', erasureAcceptedSchema),
+      },
+      400: problem('invalid authorId or retentionDays'),
+      403: problem('not the author and not an admin'),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/erasures/:erasureId',
+    operationId: 'getErasure',
+    tag: 'erasure',
+    summary: 'Follow an erasure',
+    description:
+      'Its mode, progress (`done` of `total`, exact: committed with each batch), state and completion time. ' +
+      'The author or an admin only (docs/contract.md §10.2).',
+    security: 'bearer',
+    params: erasureIdParamsSchema,
+    responses: {
+      200: { description: 'the erasure', json: json('Erasure', erasureSchema) },
+      400: problem('invalid erasureId'),
+      403: problem('not the author and not an admin'),
+      404: problem('no such erasure'),
       503: unavailable('The database'),
     },
   },

@@ -24,6 +24,9 @@ import { VideoRepository } from './video/video.repository';
 import { DeletionAuditRepository } from './video/deletion-audit.repository';
 import { DeletionReceiptService } from './video/deletion-receipt.service';
 import { TrashService } from './video/trash.service';
+import { ErasureRepository } from './erasure/erasure.repository';
+import { ErasureService } from './erasure/erasure.service';
+import { ErasureWorkService } from './erasure/erasure-work.service';
 import { VideoBatchCommands } from './video/video-batch-commands.service';
 import { VideoBatchRepository } from './video/video-batch.repository';
 
@@ -38,6 +41,9 @@ const SERVICES = [
   VideoBatchRepository,
   VideoBatchCommands,
   TrashService,
+  ErasureRepository,
+  ErasureService,
+  ErasureWorkService,
   OutboxRepository,
   OutboxService,
   WebhookClient,

@@ -3,7 +3,7 @@ import type { NewEvent } from '../events/events';
 import type { OutboxService } from '../events/outbox.service';
 import type { JobQueues } from '../queue/job-queues.service';
 import { fakeTransactions } from '../testing/fake-transactions';
-import { TRASH_BATCH_SIZE, TrashService } from './trash.service';
+import { TrashService } from './trash.service';
 import { changedColumns, VideoBatchCommands } from './video-batch-commands.service';
 import type { StateColumns, VideoBatchRepository } from './video-batch.repository';
 import type { VideoIndexSyncService } from './video-index-sync.service';
@@ -105,6 +105,7 @@ function setUp(rows: VideoEntity[], { hangQueue = false, failWriteOnBatch = 0 } 
     fakeTransactions(table, events),
     batches as unknown as VideoBatchRepository,
     commands,
+    { BULK_BATCH_SIZE: 500 },
   );
   return { service, table, events, transactions, queueCalls, indexWrites };
 }
@@ -129,7 +130,7 @@ describe('TrashService', () => {
       trashed(9_999, 'other'),
     ]);
     expect(await service.restoreAll(owner)).toEqual({ kind: 'ok', count: 1_234 });
-    expect(transactions).toEqual([TRASH_BATCH_SIZE, TRASH_BATCH_SIZE, 234]);
+    expect(transactions).toEqual([500, 500, 234]);
     for (const row of rows) {
       expect(table.get(row.id)).toMatchObject({
         state: VideoState.Active,

@@ -1,11 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
 import { VideoBatchCommands } from './video-batch-commands.service';
 import { VideoBatchRepository, type TrashItem } from './video-batch.repository';
 import { mayActOn, type Actor, type Command } from './video-lifecycle';
-
-/** Rows per transaction: each batch is one short transaction, whatever the size of the trash. */
-export const TRASH_BATCH_SIZE = 500;
 
 export type TrashResult<T> = { kind: 'forbidden' } | ({ kind: 'ok' } & T);
 
@@ -16,11 +15,17 @@ export type TrashResult<T> = { kind: 'forbidden' } | ({ kind: 'ok' } & T);
  */
 @Injectable()
 export class TrashService {
+  /** Rows per transaction: each batch is one short transaction, whatever the size of the trash. */
+  private readonly batchSize: number;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly batches: VideoBatchRepository,
     private readonly commands: VideoBatchCommands,
-  ) {}
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'BULK_BATCH_SIZE'>,
+  ) {
+    this.batchSize = config.BULK_BATCH_SIZE;
+  }
 
   /** Whose trash: the caller's, or (admins only) the one named. */
   private owner(actor: Actor, authorId: string | undefined): string | undefined {
@@ -66,14 +71,14 @@ export class TrashService {
     for (;;) {
       const now = new Date();
       const { rows, changes } = await this.dataSource.transaction(async (manager) => {
-        const locked = await this.batches.lockTrashBatch(manager, owner, asked, TRASH_BATCH_SIZE);
+        const locked = await this.batches.lockTrashBatch(manager, owner, asked, this.batchSize);
         const decided = await this.commands.decideAndWrite(manager, locked, command, actor, now);
         return { rows: locked.length, changes: decided.changes };
       });
       await this.commands.followUp(changes, now, requestId);
       count += changes.length;
       // A batch that changed nothing would be read again: stop rather than loop.
-      if (rows < TRASH_BATCH_SIZE || changes.length === 0) return { kind: 'ok', count };
+      if (rows < this.batchSize || changes.length === 0) return { kind: 'ok', count };
     }
   }
 }

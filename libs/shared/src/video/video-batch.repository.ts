@@ -23,8 +23,16 @@ export interface TrashItem {
   purgeAt: Date;
 }
 
-/** States an author's video can be erased from: a deletion under way is already on its way. */
-export const ERASABLE_STATES = [VideoState.Active, VideoState.SoftDeleted];
+/**
+ * The videos an erasure of `authorId` asked for at `createdBy` acts on: the author's videos that
+ * existed then and are not already being deleted. One condition for the count, the insert and the walk.
+ */
+export function erasableSql(authorId: string, createdBy: Date): { where: string; parameters: unknown[] } {
+  return {
+    where: 'author_id = ? AND created_at <= ? AND state IN (?)',
+    parameters: [authorId, createdBy, [VideoState.Active, VideoState.SoftDeleted]],
+  };
+}
 
 /**
  * Plain data access for work on many videos at once: an author's trash and the batches of the
@@ -70,9 +78,10 @@ export class VideoBatchRepository {
 
   /** How many of an author's videos, created up to `createdBy`, an erasure would act on. */
   async countErasable(authorId: string, createdBy: Date): Promise<number> {
+    const erasable = erasableSql(authorId, createdBy);
     const [row] = await this.dataSource.query<{ total: string | number }[]>(
-      'SELECT COUNT(*) AS total FROM videos WHERE author_id = ? AND created_at <= ? AND state IN (?)',
-      [authorId, createdBy, ERASABLE_STATES],
+      `SELECT COUNT(*) AS total FROM videos WHERE ${erasable.where}`,
+      erasable.parameters,
     );
     return Number(row?.total ?? 0);
   }
@@ -83,10 +92,10 @@ export class VideoBatchRepository {
     { authorId, createdBy, afterId }: { authorId: string; createdBy: Date; afterId: string },
     limit: number,
   ): Promise<VideoLifecycleRow[]> {
+    const erasable = erasableSql(authorId, createdBy);
     return manager.query(
-      `SELECT ${LIFECYCLE_COLUMNS} FROM videos
-       WHERE author_id = ? AND created_at <= ? AND state IN (?) AND id > ? ORDER BY id LIMIT ? FOR UPDATE`,
-      [authorId, createdBy, ERASABLE_STATES, afterId, limit],
+      `SELECT ${LIFECYCLE_COLUMNS} FROM videos WHERE ${erasable.where} AND id > ? ORDER BY id LIMIT ? FOR UPDATE`,
+      [...erasable.parameters, afterId, limit],
     );
   }
 
