@@ -11,6 +11,7 @@ const ORDER = [
   'fuzzing',
   'token attacks',
   'soak',
+  'erasure storm',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');
 const START = '<!-- chaos table: written by test/chaos/global-teardown.ts -->';
