@@ -1,16 +1,10 @@
-import type { EntityManager } from 'typeorm';
-import type { NewEvent } from '../events/events';
-import type { OutboxService } from '../events/outbox.service';
-import type { JobQueues } from '../queue/job-queues.service';
 import { fakeTransactions } from '../testing/fake-transactions';
+import { fakeVideo, fakeVideoStore, type FakeVideoOptions } from '../testing/fake-videos';
 import { TrashService } from './trash.service';
-import { changedColumns, VideoBatchCommands } from './video-batch-commands.service';
-import type { StateColumns, VideoBatchRepository } from './video-batch.repository';
-import type { VideoIndexSyncService } from './video-index-sync.service';
+import { changedColumns } from './video-batch-commands.service';
 import type { Actor } from './video-lifecycle';
 import { VideoState } from './video-state';
 import type { VideoEntity } from './video.entity';
-import type { VideoLifecycleRow, VideoRepository } from './video.repository';
 
 const DAY = 86_400_000;
 const owner: Actor = { sub: 'owner', roles: [] };
@@ -22,92 +16,27 @@ function trashed(
   authorId = 'owner',
   deletedAt = new Date(Date.now() - (n + 1) * 1_000),
 ): VideoEntity {
-  return {
-    id: `v${String(n).padStart(5, '0')}`,
+  return fakeVideo(`v${String(n).padStart(5, '0')}`, {
     authorId,
-    title: `Talk ${n}`,
-    description: '',
-    tags: [],
-    publishedAt: null,
     state: VideoState.SoftDeleted,
     deletedAt,
     purgeAt: new Date(deletedAt.getTime() + 30 * DAY),
     deletionReason: 'retention',
     deletionRequestedBy: authorId,
-    version: 2,
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-  };
+  });
 }
 
-/** The videos table as a map, with transactions that roll back when their work throws. */
-function setUp(rows: VideoEntity[], { hangQueue = false, failWriteOnBatch = 0 } = {}) {
-  const table = new Map(rows.map((row) => [row.id, row]));
-  const transactions: number[] = [];
-  const queueCalls: string[] = [];
-  const indexWrites: string[][] = [];
-  let writes = 0;
-  const inTrash = (authorId: string) =>
-    [...table.values()].filter((row) => row.authorId === authorId && row.state === VideoState.SoftDeleted);
-  const batches = {
-    trashPage: (authorId: string, offset: number, limit: number) =>
-      Promise.resolve(
-        inTrash(authorId)
-          .sort((a, b) => b.deletedAt!.getTime() - a.deletedAt!.getTime())
-          .slice(offset, offset + limit),
-      ),
-    trashCount: (authorId: string) => Promise.resolve(inTrash(authorId).length),
-    lockTrashBatch: (_m: EntityManager, authorId: string, deletedBy: Date, limit: number) => {
-      const batch = inTrash(authorId)
-        .filter((row) => row.deletedAt! <= deletedBy)
-        .sort((a, b) => a.deletedAt!.getTime() - b.deletedAt!.getTime())
-        .slice(0, limit);
-      transactions.push(batch.length);
-      return Promise.resolve(batch as VideoLifecycleRow[]);
-    },
-    writeStates: (_m: EntityManager, changes: { id: string; columns: StateColumns }[], now: Date) => {
-      writes += 1;
-      if (writes === failWriteOnBatch) return Promise.reject(new Error('connection lost'));
-      for (const { id, columns } of changes) {
-        const row = table.get(id)!;
-        table.set(id, { ...row, ...columns, version: row.version + 1, updatedAt: now });
-      }
-      return Promise.resolve();
-    },
-  };
-  const videos = { findByIds: (ids: string[]) => Promise.resolve(ids.map((id) => table.get(id)!)) };
-  const answer = () => (hangQueue ? new Promise<void>(() => undefined) : Promise.resolve());
-  const queues = {
-    ensureDeletionJob: (id: string, delayMs: number) => (
-      queueCalls.push(`ensure ${id} ${delayMs}`),
-      answer()
-    ),
-    cancelDeletionJob: (id: string) => (queueCalls.push(`cancel ${id}`), answer()),
-  };
-  const events: NewEvent[] = [];
-  const outbox = {
-    record: (_m: EntityManager, recorded: NewEvent[]) => (events.push(...recorded), Promise.resolve()),
-  };
-  const index = {
-    writeMany: (written: VideoEntity[]) => (
-      indexWrites.push(written.map((row) => row.id)),
-      Promise.resolve()
-    ),
-  };
-  const commands = new VideoBatchCommands(
-    batches as unknown as VideoBatchRepository,
-    videos as unknown as VideoRepository,
-    queues as unknown as JobQueues,
-    index as unknown as VideoIndexSyncService,
-    outbox as unknown as OutboxService,
-  );
+function setUp(rows: VideoEntity[], options: FakeVideoOptions = {}) {
+  const store = fakeVideoStore(rows, options);
   const service = new TrashService(
-    fakeTransactions(table, events),
-    batches as unknown as VideoBatchRepository,
-    commands,
-    { BULK_BATCH_SIZE: 500 },
+    fakeTransactions(store.table, store.events),
+    store.batches,
+    store.commands,
+    {
+      BULK_BATCH_SIZE: 500,
+    },
   );
-  return { service, table, events, transactions, queueCalls, indexWrites };
+  return { service, ...store, transactions: store.lockedBatches };
 }
 
 describe('TrashService', () => {
