@@ -11,6 +11,7 @@ const ORDER = [
   'fuzzing',
   'token attacks',
   'soak',
+  'webhook receiver outage',
   'erasure storm',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');

@@ -12,6 +12,8 @@ describe('configuration errors stop the process and name the variable', () => {
     ],
     ['worker', ENTRY.worker, { WORKER_CONCURRENCY: '0' }, /WORKER_CONCURRENCY: must be a whole number/],
     ['cli', ENTRY.cli, { S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE: must be true or false/],
+    ['worker', ENTRY.worker, { WEBHOOK_URLS: 'file:///etc/passwd' }, /WEBHOOK_URLS: must be http\(s\) URLs/],
+    ['api', ENTRY.api, { WEBHOOK_URLS: 'https://receiver.example/hooks' }, /WEBHOOK_SECRET: must be set/],
   ])(
     '%s with %p',
     async (_name, entry, env, message) => {

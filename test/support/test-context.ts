@@ -33,6 +33,8 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
     },
     async reset() {
       await context.dataSource.query('DELETE FROM erasures');
+      await context.dataSource.query('DELETE FROM webhook_deliveries');
+      await context.dataSource.query('DELETE FROM outbox_events');
       await context.dataSource.query('DELETE FROM deletion_audit');
       await context.dataSource.query('DELETE FROM videos');
       for (const index of await context.search.versionedIndices()) await context.search.deleteIndex(index);

@@ -9,7 +9,7 @@ import { VideoEntity } from '../video/video.entity';
 import { Init1763683200000 } from './migrations/1763683200000-init';
 import { DeletionRequest1763769600000 } from './migrations/1763769600000-deletion-request';
 import { AsciiIds1795219200000 } from './migrations/1795219200000-ascii-ids';
-import { Outbox1795305600000 } from './migrations/1795305600000-outbox';
+import { Outbox1795348800000 } from './migrations/1795348800000-outbox';
 import { TrashErasuresReceipts1795392000000 } from './migrations/1795392000000-trash-erasures-receipts';
 
 export const ENTITIES = [
@@ -23,7 +23,7 @@ export const MIGRATIONS = [
   Init1763683200000,
   DeletionRequest1763769600000,
   AsciiIds1795219200000,
-  Outbox1795305600000,
+  Outbox1795348800000,
   TrashErasuresReceipts1795392000000,
 ];
 

@@ -32,12 +32,15 @@ export class WebhookClient implements OnApplicationShutdown {
     const agent = target.protocol === 'https:' ? this.agents['https:'] : this.agents['http:'];
     return new Promise<PostResult>((resolve) => {
       let settled = false;
-      const finish = (result: PostResult, { dropConnection }: { dropConnection: boolean }) => {
+      const settle = (result: PostResult) => {
         if (settled) return;
         settled = true;
+        resolve(result);
+      };
+      // The exchange is over: a connection with an answer still coming is dropped, not reused.
+      const close = (dropConnection: boolean) => {
         clearTimeout(deadline);
         if (dropConnection) request.destroy();
-        resolve(result);
       };
       const request = transport.request(
         target,
@@ -53,30 +56,39 @@ export class WebhookClient implements OnApplicationShutdown {
         },
         (response) => {
           const status = response.statusCode ?? 0;
+          // Any 2xx is a delivery at once; the rest of the answer is read only to free the connection.
+          if (status >= 200 && status < 300) settle({ ok: true, status });
           const chunks: Buffer[] = [];
           let read = 0;
-          const answer = (): PostResult =>
-            status >= 200 && status < 300
-              ? { ok: true, status }
-              : { ok: false, error: failureText(status, Buffer.concat(chunks).toString('utf8')) };
-          response.on('data', (chunk: Buffer) => {
-            chunks.push(chunk.subarray(0, RESPONSE_BYTES_READ - read));
-            read += chunk.length;
-            if (read >= RESPONSE_BYTES_READ) finish(answer(), { dropConnection: true });
+          const failure = (): PostResult => ({
+            ok: false,
+            error: failureText(status, Buffer.concat(chunks).toString('utf8')),
           });
-          response.on('end', () => finish(answer(), { dropConnection: false }));
-          response.on('error', (error) =>
-            finish({ ok: false, error: error.message }, { dropConnection: true }),
-          );
+          response.on('data', (chunk: Buffer) => {
+            chunks.push(chunk.subarray(0, Math.max(0, RESPONSE_BYTES_READ - read)));
+            read += chunk.length;
+            if (read < RESPONSE_BYTES_READ) return;
+            close(true);
+            settle(failure());
+          });
+          response.on('end', () => {
+            close(false);
+            settle(failure());
+          });
+          response.on('error', (error) => {
+            close(true);
+            settle({ ok: false, error: error.message });
+          });
         },
       );
-      const deadline = setTimeout(
-        () => finish({ ok: false, error: `no answer within ${this.timeoutMs} ms` }, { dropConnection: true }),
-        this.timeoutMs,
-      );
-      request.on('error', (error) =>
-        finish({ ok: false, error: describeError(error) }, { dropConnection: true }),
-      );
+      const deadline = setTimeout(() => {
+        close(true);
+        settle({ ok: false, error: `no answer within ${this.timeoutMs} ms` });
+      }, this.timeoutMs);
+      request.on('error', (error) => {
+        close(true);
+        settle({ ok: false, error: describeError(error) });
+      });
       request.end(body);
     });
   }

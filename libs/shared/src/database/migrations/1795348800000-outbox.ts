@@ -4,8 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * The outbox: every event, written in the transaction of the change it reports, and one delivery
  * row per event and webhook receiver, which the worker works off (docs/contract.md §10.4).
  */
-export class Outbox1795305600000 implements MigrationInterface {
-  name = 'Outbox1795305600000';
+export class Outbox1795348800000 implements MigrationInterface {
+  name = 'Outbox1795348800000';
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`

@@ -1,0 +1,264 @@
+import { Queue } from 'bullmq';
+import { ENTRY, runProcess, waitFor } from '../support/processes';
+import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { webhookOutage } from '../support/scenarios/webhook-outage';
+import { seedVideos, waitUntilGone } from '../support/seed';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+import {
+  deliveryOrderViolations,
+  startWebhookReceiver,
+  webhookEnv,
+  type WebhookReceiver,
+} from '../support/webhook-receiver';
+
+const owner = token('author-1');
+const ADMIN = { ADMIN_USERNAME: 'queues', ADMIN_PASSWORD: 'webhook-dashboard-pass' };
+
+interface OutboxRow {
+  id: string;
+  type: string;
+  subject: string;
+  body: string;
+}
+
+/** Events (docs/contract.md §10.4) through the running API and worker, to real receivers that verify signatures. */
+describe('webhooks', () => {
+  let context: TestContext;
+  let redis: OwnRedis;
+  let system: System | undefined;
+  const receivers: WebhookReceiver[] = [];
+
+  beforeAll(async () => {
+    context = await openTestContext();
+  }, 60_000);
+
+  beforeEach(async () => {
+    await context.reset();
+    redis = await startOwnRedis();
+  }, 60_000);
+
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+    await system?.stop();
+    system = undefined;
+    await redis.stop();
+  }, 60_000);
+
+  afterAll(() => context.close());
+
+  async function receiver(): Promise<WebhookReceiver> {
+    const started = await startWebhookReceiver();
+    receivers.push(started);
+    return started;
+  }
+
+  async function start(urls: string[], extra: Record<string, string> = {}): Promise<System> {
+    system = await startSystem({ ...webhookEnv(urls), REDIS_URL: redis.url, ...extra });
+    return system;
+  }
+
+  async function expectStatus(method: string, path: string, status = 200): Promise<Record<string, unknown>> {
+    const response = await call(method, `${system!.api}${path}`, owner);
+    expect(response.status).toBe(status);
+    return response.body;
+  }
+
+  function outbox(ids: string[]): Promise<OutboxRow[]> {
+    return context.dataSource.query(
+      'SELECT id, type, subject, body FROM outbox_events WHERE subject IN (?) ORDER BY seq',
+      [ids],
+    );
+  }
+
+  function undelivered(): Promise<number> {
+    return context.dataSource
+      .query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state <> 'delivered'")
+      .then((rows: { n: string }[]) => Number(rows[0]!.n));
+  }
+
+  async function waitAllDelivered(timeoutMs = 30_000): Promise<void> {
+    await waitFor(
+      'every delivery to be delivered',
+      async () => ((await undelivered()) === 0 ? true : undefined),
+      {
+        timeoutMs,
+      },
+    );
+  }
+
+  function lastErrors(): Promise<string[]> {
+    return context.dataSource
+      .query('SELECT last_error FROM webhook_deliveries WHERE last_error IS NOT NULL')
+      .then((rows: { last_error: string }[]) => rows.map((row) => row.last_error));
+  }
+
+  async function metric(name: string, state: string): Promise<number> {
+    const text = await (await fetch(`${system!.workerHealth}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{state="${state}"}`));
+    return Number(line?.split(' ')[1] ?? NaN);
+  }
+
+  it('records exactly one event per state change and delivers it, signed and in order, to every receiver', async () => {
+    const receiving = [await receiver(), await receiver()];
+    await start(receiving.map((r) => r.url));
+    const [a, b, c] = await seedVideos(context, 3);
+
+    const soft = await expectStatus('DELETE', `/api/videos/${a}?retentionDays=1`);
+    await expectStatus('POST', `/api/videos/${a}/restore`);
+    await expectStatus('DELETE', `/api/videos/${a}?retentionDays=0`);
+    await expectStatus('DELETE', `/api/videos/${b}?permanent=true`);
+    await expectStatus('DELETE', `/api/videos/${c}`);
+    await expectStatus('DELETE', `/api/videos/${c}`);
+    expect((await call('POST', `${system!.api}/api/videos/${c}/restore`, token('stranger'))).status).toBe(
+      403,
+    );
+    await expectStatus('POST', `/api/videos/${c}/restore`);
+    await expectStatus('POST', `/api/videos/${c}/restore`);
+    await waitUntilGone(context, [a!, b!]);
+    await waitAllDelivered();
+
+    const events = await outbox([a!, b!, c!]);
+    const typesOf = (id: string) => events.filter((e) => e.subject === id).map((e) => e.type);
+    expect(typesOf(a!)).toEqual([
+      'video.soft_deleted',
+      'video.restored',
+      'video.soft_deleted',
+      'video.deletion_started',
+      'video.purged',
+    ]);
+    expect(typesOf(b!)).toEqual(['video.deletion_started', 'video.purged']);
+    expect(typesOf(c!)).toEqual(['video.soft_deleted', 'video.restored']);
+
+    const data = (type: string, id: string) =>
+      (
+        JSON.parse(events.find((e) => e.type === type && e.subject === id)!.body) as {
+          data: Record<string, unknown>;
+        }
+      ).data;
+    expect(data('video.soft_deleted', a!)).toEqual({
+      videoId: a,
+      authorId: 'author-1',
+      requestedBy: 'author-1',
+      deletedAt: soft.deletedAt,
+      purgeAt: soft.purgeAt,
+    });
+    expect(data('video.deletion_started', a!)).toMatchObject({ reason: 'retention', requestedBy: null });
+    expect(data('video.purged', a!)).toMatchObject({ reason: 'retention', objectsRemoved: 2 });
+    expect(data('video.purged', b!)).toMatchObject({
+      videoId: b,
+      authorId: 'author-1',
+      reason: 'permanent',
+      requestedBy: 'author-1',
+      deletedAt: null,
+      objectsRemoved: 2,
+    });
+
+    for (const r of receiving) {
+      expect(r.received.every((event) => event.valid)).toBe(true);
+      expect(r.validIds()).toEqual(new Set(events.map((e) => e.id)));
+      expect(deliveryOrderViolations(r, events)).toEqual([]);
+      for (const event of events) {
+        expect(r.received.find((got) => got.id === event.id)!.body).toEqual(JSON.parse(event.body));
+      }
+    }
+  }, 90_000);
+
+  it('keeps failing deliveries until a receiver that was down, redirecting, then slow answers', async () => {
+    const target = await receiver();
+    await target.setMode({ kind: 'down' });
+    await start([target.url], ADMIN);
+    const ids = await seedVideos(context, 3);
+    for (const id of ids) await expectStatus('DELETE', `/api/videos/${id}`);
+    await expectStatus('POST', `/api/videos/${ids[0]}/restore`);
+
+    await waitFor('retries against the closed port', async () => {
+      const errors = await lastErrors();
+      return errors.length === 3 && errors.every((e) => e.includes('ECONNREFUSED')) ? true : undefined;
+    });
+    expect(await metric('webhook_deliveries_undelivered', 'failing')).toBe(3);
+    expect(await metric('webhook_deliveries_undelivered', 'pending')).toBe(1);
+    const queue = new Queue('webhooks', { connection: { url: redis.url } });
+    try {
+      expect(await queue.getFailedCount()).toBeGreaterThan(0);
+    } finally {
+      await queue.close();
+    }
+    const basic = Buffer.from(`${ADMIN.ADMIN_USERNAME}:${ADMIN.ADMIN_PASSWORD}`).toString('base64');
+    const board = await fetch(`${system!.api}/admin/queues/api/queues?activeQueue=webhooks&status=failed`, {
+      headers: { authorization: `Basic ${basic}` },
+    });
+    expect(board.status).toBe(200);
+    const shown = (await board.json()) as { queues: { name: string; counts: { failed: number } }[] };
+    expect(shown.queues.find((q) => q.name === 'webhooks')!.counts.failed).toBeGreaterThan(0);
+
+    await target.setMode({ kind: 'redirect' });
+    await waitFor('redirects to fail', async () =>
+      (await lastErrors()).some((e) => e.startsWith('HTTP 302 (redirects are not followed)'))
+        ? true
+        : undefined,
+    );
+    await target.setMode({ kind: 'slow', delayMs: 2_500 });
+    await waitFor('slow answers to time out', async () =>
+      (await lastErrors()).some((e) => e === 'no answer within 1000 ms') ? true : undefined,
+    );
+    expect(await undelivered()).toBe(4);
+
+    await target.setMode({ kind: 'up' });
+    await waitAllDelivered();
+    const events = await outbox(ids);
+    expect(events).toHaveLength(4);
+    expect(target.redirectsFollowed).toBe(0);
+    expect(target.validIds()).toEqual(new Set(events.map((e) => e.id)));
+    expect(deliveryOrderViolations(target, events)).toEqual([]);
+    expect(await metric('webhook_deliveries_undelivered', 'failing')).toBe(0);
+  }, 90_000);
+
+  it('marks a delivery dead after its retry window, lists it, and delivers it on a retry from the CLI', async () => {
+    const target = await receiver();
+    await target.setMode({ kind: 'status', status: 500 });
+    const env = { ...webhookEnv([target.url]), REDIS_URL: redis.url, WEBHOOK_RETRY_WINDOW_MS: '1000' };
+    await start([target.url], env);
+    const [id] = await seedVideos(context, 1);
+    await expectStatus('DELETE', `/api/videos/${id}`);
+    await waitFor('the delivery to die', async () =>
+      (await metric('webhook_deliveries_undelivered', 'dead')) === 1 ? true : undefined,
+    );
+    const [event] = await outbox([id!]);
+
+    const listed = await runProcess(ENTRY.cli, ['webhooks', 'list'], env);
+    expect(listed.code).toBe(0);
+    const line = JSON.parse(listed.output.split('\n').find((l) => l.includes(event!.id))!) as Record<
+      string,
+      unknown
+    >;
+    expect(line).toMatchObject({
+      eventId: event!.id,
+      state: 'dead',
+      type: 'video.soft_deleted',
+      lastError: 'HTTP 500',
+    });
+
+    expect((await runProcess(ENTRY.cli, ['webhooks', 'retry', '--event', 'not-an-id'], env)).code).not.toBe(
+      0,
+    );
+    await target.setMode({ kind: 'up' });
+    const retried = await runProcess(ENTRY.cli, ['webhooks', 'retry', '--event', event!.id], env);
+    expect(retried.output).toContain('1 delivery is due again.');
+    await waitAllDelivered();
+    expect(target.validIds()).toEqual(new Set([event!.id]));
+  }, 90_000);
+
+  it('delivers every event once a receiver that was down and then slow recovers, through worker kills and a Redis flush', async () => {
+    const report = await webhookOutage(context, redis, {
+      videos: 20,
+      downMs: 4_000,
+      slowMs: 9_000,
+      kills: 2,
+      timeoutMs: 1_000,
+      retryMaxMs: 2_000,
+      settleTimeoutMs: 60_000,
+    });
+    expect(report.violations).toEqual([]);
+  }, 150_000);
+});
