@@ -64,7 +64,7 @@ describe('ErasureWorkService', () => {
     expect(lockedBatches).toEqual([500, 500, 234]);
     const owned = [...table.values()].filter((row) => row.authorId === 'owner' && row.id !== later.id);
     for (const row of owned) {
-      expect(row).toMatchObject({ state: VideoState.SoftDeleted, deletionRequestedBy: 'owner', version: 3 });
+      expect(row).toMatchObject({ state: VideoState.SoftDeleted, deletionRequestedBy: 'owner', version: 4 });
       expect(row.purgeAt!.getTime() - row.deletedAt!.getTime()).toBe(7 * DAY);
     }
     expect(table.get(later.id)!.state).toBe(VideoState.Active);
@@ -94,7 +94,7 @@ describe('ErasureWorkService', () => {
 
     expect(await work.run('e1')).toBe('completed');
     expect(erasure()).toMatchObject({ done: 1_200, total: 1_200 });
-    expect(new Set([...table.values()].map((row) => row.version))).toEqual(new Set([3]));
+    expect(new Set([...table.values()].map((row) => row.version))).toEqual(new Set([4]));
   });
 
   it('permanently erases: every video being deleted, completed only once all are purged', async () => {

@@ -21,7 +21,7 @@ export function fakeVideo(id: string, changes: Partial<VideoEntity> = {}): Video
   return {
     id,
     authorId: 'owner',
-    title: `Talk ${id}`,
+    title: 'A talk',
     description: '',
     tags: [],
     publishedAt: null,
@@ -30,7 +30,7 @@ export function fakeVideo(id: string, changes: Partial<VideoEntity> = {}): Video
     purgeAt: null,
     deletionReason: null,
     deletionRequestedBy: null,
-    version: 2,
+    version: 3,
     createdAt: new Date(0),
     updatedAt: new Date(0),
     ...changes,

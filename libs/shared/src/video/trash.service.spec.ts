@@ -66,7 +66,7 @@ describe('TrashService', () => {
         deletedAt: null,
         purgeAt: null,
         deletionRequestedBy: null,
-        version: 3,
+        version: 4,
       });
     }
     expect(table.get('v09999')!.state).toBe(VideoState.SoftDeleted);

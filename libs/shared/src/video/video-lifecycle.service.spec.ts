@@ -3,6 +3,7 @@ import type { NewEvent } from '../events/events';
 import type { OutboxService } from '../events/outbox.service';
 import type { JobQueues } from '../queue/job-queues.service';
 import { fakeTransactions } from '../testing/fake-transactions';
+import { fakeVideo } from '../testing/fake-videos';
 import type { VideoIndexSyncService } from './video-index-sync.service';
 import type { Actor, NextState } from './video-lifecycle';
 import { VideoLifecycleService } from './video-lifecycle.service';
@@ -14,25 +15,7 @@ const DAY = 86_400_000;
 const owner: Actor = { sub: 'owner', roles: [] };
 const stranger: Actor = { sub: 'stranger', roles: [] };
 
-function video(id: string, changes: Partial<VideoEntity> = {}): VideoEntity {
-  return {
-    id,
-    authorId: 'owner',
-    title: 'A talk',
-    description: '',
-    tags: [],
-    publishedAt: null,
-    state: VideoState.Active,
-    deletedAt: null,
-    purgeAt: null,
-    deletionReason: null,
-    deletionRequestedBy: null,
-    version: 3,
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-    ...changes,
-  };
-}
+const video = fakeVideo;
 
 /** Rows and recorded events in memory; a transaction that throws leaves both as they were. */
 function fakeVideos(rows: VideoEntity[], { outboxDown = false } = {}) {
