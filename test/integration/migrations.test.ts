@@ -59,6 +59,7 @@ describe('migrations', () => {
     expect((rows as { col: string }[]).map((row) => row.col)).toEqual([
       'deletion_audit.video_id=ascii_bin',
       'erasures.id=ascii_bin',
+      'outbox_events.id=ascii_bin',
       'videos.id=ascii_bin',
     ]);
   });
