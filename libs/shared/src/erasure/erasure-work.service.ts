@@ -63,7 +63,7 @@ export class ErasureWorkService {
       { authorId: erasure.authorId, createdBy: erasure.startedAt, afterId: erasure.afterId },
       this.batchSize,
     );
-    const { changes } = await this.commands.decideAndWrite(
+    const changes = await this.commands.decideAndWrite(
       manager,
       rows,
       this.command(erasure),

@@ -72,8 +72,10 @@ export class TrashService {
       const now = new Date();
       const { rows, changes } = await this.dataSource.transaction(async (manager) => {
         const locked = await this.batches.lockTrashBatch(manager, owner, asked, this.batchSize);
-        const decided = await this.commands.decideAndWrite(manager, locked, command, actor, now);
-        return { rows: locked.length, changes: decided.changes };
+        return {
+          rows: locked.length,
+          changes: await this.commands.decideAndWrite(manager, locked, command, actor, now),
+        };
       });
       await this.commands.followUp(changes, now, requestId);
       count += changes.length;

@@ -17,12 +17,6 @@ export interface BatchChange {
   effects: Effect[];
 }
 
-export interface BatchDecisions {
-  changes: BatchChange[];
-  /** Rows already where the command would take them (an idempotent repeat). */
-  unchanged: number;
-}
-
 /** Queue calls made at once after a batch: enough to hide Redis round trips, few enough to be polite. */
 const QUEUE_CONCURRENCY = 16;
 
@@ -68,14 +62,13 @@ export class VideoBatchCommands {
     command: Command,
     actor: Actor | null,
     now: Date,
-  ): Promise<BatchDecisions> {
+  ): Promise<BatchChange[]> {
     const changes: BatchChange[] = [];
-    let unchanged = 0;
     for (const row of rows) {
+      // Rows already where the command takes them (a repeat) stay as they are, as for one video.
       const decision = decide(row, command, actor, now);
       if (decision.kind === 'change')
         changes.push({ before: row, next: decision.next, effects: decision.effects });
-      else if (decision.kind === 'unchanged') unchanged += 1;
     }
     await this.batches.writeStates(
       manager,
@@ -86,13 +79,14 @@ export class VideoBatchCommands {
       manager,
       changes.map(({ before, next }) => videoChangeEvent(before, next, actor?.sub ?? null, now)),
     );
-    return { changes, unchanged };
+    return changes;
   }
 
   /** After the commit: one bulk index write for the batch, and each video's job. Never throws. */
   async followUp(changes: BatchChange[], now: Date, requestId?: string): Promise<void> {
     if (changes.length === 0) return;
     await this.queueEffects(changes, now, requestId);
+    // MySQL gone since the commit: the reconciler writes these documents later.
     const rows = await this.videos.findByIds(changes.map(({ before }) => before.id)).catch(() => []);
     await this.index.writeMany(rows, requestId);
   }
