@@ -74,17 +74,20 @@ describe('WebhookClient', () => {
       };
       write();
     };
-    const started = Date.now();
-    const result = await client.post(url, {}, '{}');
-    expect(Date.now() - started).toBeLessThan(400);
-    expect(result).toEqual({ ok: false, error: `HTTP 500: ${'x'.repeat(200)}` });
+    // The answer never ends, so only the read limit (not the end, not the deadline) can give this result.
+    const patient = new WebhookClient({ WEBHOOK_TIMEOUT_MS: 30_000 });
+    try {
+      expect(await patient.post(url, {}, '{}')).toEqual({ ok: false, error: `HTTP 500: ${'x'.repeat(200)}` });
+    } finally {
+      patient.onApplicationShutdown();
+    }
   });
 
   it('gives up on an answer that does not come within the deadline', async () => {
     handler = (_request, response) => setTimeout(() => response.writeHead(204).end(), 1_500);
     const started = Date.now();
     expect(await client.post(url, {}, '{}')).toEqual({ ok: false, error: 'no answer within 500 ms' });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(1_500);
   });
 
   it('counts a 2xx whose body never ends as delivered', async () => {
