@@ -73,25 +73,36 @@ export async function erasureStorm(options: ErasureStormOptions): Promise<Scenar
     let worker: RunningProcess = await system.startWorker();
     const killedAt: string[] = [];
     let askedAgain: string | undefined;
-    const progress = async () =>
-      (
-        await context.dataSource.query<{ state: string; done: number }[]>(
-          'SELECT state, done FROM erasures WHERE id = ?',
-          [erasureId],
-        )
-      )[0];
+    const progress = async () => {
+      const [row] = await context.dataSource.query<{ state: string; done: number }[]>(
+        'SELECT state, done FROM erasures WHERE id = ?',
+        [erasureId],
+      );
+      const [audits] = await context.dataSource.query<{ n: number | string }[]>(
+        'SELECT COUNT(*) AS n FROM deletion_audit WHERE author_id = ?',
+        [AUTHOR],
+      );
+      const purged = Number(audits?.n ?? 0);
+      return { state: row?.state ?? '?', done: row?.done ?? 0, purged, mark: (row?.done ?? 0) + purged };
+    };
+    let lastMark = 0;
     for (let kill = 0; kill < options.kills; kill += 1) {
-      // The first kill lands as soon as the walk has committed a batch; the others at intervals.
-      if (kill === 0) {
-        await waitFor('a first batch', async () => ((await progress())?.done ? true : undefined), {
-          timeoutMs: 60_000,
+      // Each kill waits for the worker to have made progress since the last one (the first: a
+      // committed batch), then lands `killEveryMs` later: kills spread over the walk and the purges.
+      await waitFor(
+        'progress since the last kill',
+        async () => ((await progress()).mark > lastMark ? true : undefined),
+        {
+          timeoutMs: 120_000,
           intervalMs: 20,
-        });
-      } else await sleep(options.killEveryMs);
-      const row = await progress();
-      if (row?.state === 'completed') break;
+        },
+      );
+      if (kill > 0) await sleep(options.killEveryMs);
+      const at = await progress();
+      if (at.state === 'completed') break;
       await worker.stop('SIGKILL');
-      killedAt.push(`${row?.state ?? '?'} ${row?.done ?? '?'}/${options.videos}`);
+      lastMark = (await progress()).mark;
+      killedAt.push(`${at.state} ${at.done}/${options.videos}, ${at.purged} purged`);
       if (kill === 0) await redis.flushAll();
       if (kill === 1) askedAgain = (await erase()).body.erasureId;
       worker = await system.startWorker();
