@@ -143,7 +143,11 @@ describe('webhooks', () => {
       deletedAt: soft.deletedAt,
       purgeAt: soft.purgeAt,
     });
-    expect(data('video.deletion_started', a!)).toMatchObject({ reason: 'retention', requestedBy: null });
+    // The purge at retention end is the soft delete's: it names who soft-deleted the video.
+    expect(data('video.deletion_started', a!)).toMatchObject({
+      reason: 'retention',
+      requestedBy: 'author-1',
+    });
     expect(data('video.purged', a!)).toMatchObject({ reason: 'retention', objectsRemoved: 2 });
     expect(data('video.purged', b!)).toMatchObject({
       videoId: b,
