@@ -154,9 +154,12 @@ describe('webhooks', () => {
       authorId: 'author-1',
       reason: 'permanent',
       requestedBy: 'author-1',
-      deletedAt: null,
       objectsRemoved: 2,
     });
+    // A permanent deletion of an active video is dated by its request, before the purge ends it.
+    const purgedB = data('video.purged', b!) as { deletedAt: string; purgedAt: string };
+    expect(Date.parse(purgedB.deletedAt)).toBeLessThanOrEqual(Date.parse(purgedB.purgedAt));
+    expect(data('video.deletion_started', b!)).toMatchObject({ startedAt: purgedB.deletedAt });
 
     for (const r of receiving) {
       expect(r.received.every((event) => event.valid)).toBe(true);
