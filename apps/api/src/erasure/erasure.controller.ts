@@ -43,6 +43,7 @@ export class ErasureController {
     } as const;
     const answer = settled(await this.erasures.ask(user, params.authorId, ask, requestId), messages);
     if (answer.dryRun) {
+      // Sets the code only; `void` because a Fastify reply is thenable.
       void reply.status(200);
       return { videos: answer.videos, dryRun: true };
     }
