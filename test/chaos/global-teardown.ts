@@ -12,6 +12,7 @@ const ORDER = [
   'token attacks',
   'soak',
   'webhook receiver outage',
+  'erasure storm',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');
 const START = '<!-- chaos table: written by test/chaos/global-teardown.ts -->';

@@ -119,7 +119,8 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
         row: null,
         objects: 0,
         document: null,
-        audits: [{ reason: 'retention', requested_by: null, objects_deleted: 3 }],
+        // The purge at retention end is the soft delete's: the audit names who asked for it.
+        audits: [{ reason: 'retention', requested_by: 'author-1', objects_deleted: 3 }],
       });
     }, 60_000);
 

@@ -54,6 +54,7 @@ const names = fc.constantFrom(
   'limit',
   'permanent',
   'retentionDays',
+  'dryRun',
   'other',
   'q[]',
   'page[x]',
@@ -71,6 +72,11 @@ const id = fc.oneof(
     '{x}',
   ),
 );
+const authorId = fc.oneof(
+  fc.constantFrom('author-1', 'someone', 'boss'),
+  fc.string({ maxLength: 140 }),
+  fc.string({ unit: 'grapheme', minLength: 120, maxLength: 140 }),
+);
 const route = fc.oneof(
   fc.record({ method: fc.constant('GET'), path: fc.constant('/api/videos/search') }),
   fc.record({ method: fc.constant('DELETE'), path: id.map((v) => `/api/videos/${encodeURIComponent(v)}`) }),
@@ -82,6 +88,17 @@ const route = fc.oneof(
     method: fc.constantFrom('GET', 'PUT', 'PATCH'),
     path: id.map((v) => `/api/videos/${encodeURIComponent(v)}`),
   }),
+  fc.record({ method: fc.constantFrom('GET', 'DELETE'), path: fc.constant('/api/videos/trash') }),
+  fc.record({ method: fc.constant('POST'), path: fc.constant('/api/videos/trash/restore') }),
+  fc.record({
+    method: fc.constant('GET'),
+    path: id.map((v) => `/api/videos/${encodeURIComponent(v)}/deletion`),
+  }),
+  fc.record({
+    method: fc.constant('DELETE'),
+    path: authorId.map((v) => `/api/authors/${encodeURIComponent(v)}/videos`),
+  }),
+  fc.record({ method: fc.constant('GET'), path: id.map((v) => `/api/erasures/${encodeURIComponent(v)}`) }),
 );
 const auth = fc.oneof(
   fc.constantFrom(...users).map((t) => `Bearer ${t}`),

@@ -72,6 +72,9 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
       'listVideoSuggestions',
       'deleteVideo',
       'restoreVideo',
+      'listTrash',
+      'getVideoDeletion',
+      'eraseAuthorVideos',
       'getLiveness',
       'getReadiness',
     ]) {
@@ -122,6 +125,29 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
       timeoutMs: 15_000,
     });
     expect(await found()).toEqual([videoId]);
+  }, 30_000);
+
+  it('lists the trash, reads a deletion receipt, and counts an erasure in a dry run', async () => {
+    const deleted = await api.deleteVideo(videoId, { retentionDays: '3' }, author);
+    expect(deleted.status).toBe(200);
+    const trash = await api.listTrash({ limit: '10' }, author);
+    expect(trash).toMatchObject({ status: 200, data: { page: 1, limit: 10, total: 1, totalPages: 1 } });
+    expect(trash.data!.items.map((item) => item.id)).toEqual([videoId]);
+    const receipt = await api.getVideoDeletion(videoId, author);
+    expect(receipt.data).toMatchObject({
+      id: videoId,
+      state: 'soft_deleted',
+      reason: 'retention',
+      requestedBy: 'client-author',
+      completedAt: null,
+    });
+    expect(receipt.data!.purgeAt).toBe(trash.data!.items[0]!.purgeAt);
+    const dryRun = await api.eraseAuthorVideos('client-author', { dryRun: 'true' }, author);
+    expect(dryRun).toMatchObject({ status: 200, data: { videos: 1, dryRun: true } });
+    expectProblem(await api.eraseAuthorVideos('client-author', { dryRun: 'true' }, stranger), 403);
+    expectProblem(await api.listTrash({ limit: '101' }, author), 400);
+    expect((await api.restoreVideo(videoId, author)).status).toBe(200);
+    expectProblem(await api.getVideoDeletion(videoId, author), 404);
   }, 30_000);
 
   it('gets problems: 401 without a token, 400 for bad input, 403 and 404', async () => {

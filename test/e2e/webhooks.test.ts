@@ -143,16 +143,23 @@ describe('webhooks', () => {
       deletedAt: soft.deletedAt,
       purgeAt: soft.purgeAt,
     });
-    expect(data('video.deletion_started', a!)).toMatchObject({ reason: 'retention', requestedBy: null });
+    // The purge at retention end is the soft delete's: it names who soft-deleted the video.
+    expect(data('video.deletion_started', a!)).toMatchObject({
+      reason: 'retention',
+      requestedBy: 'author-1',
+    });
     expect(data('video.purged', a!)).toMatchObject({ reason: 'retention', objectsRemoved: 2 });
     expect(data('video.purged', b!)).toMatchObject({
       videoId: b,
       authorId: 'author-1',
       reason: 'permanent',
       requestedBy: 'author-1',
-      deletedAt: null,
       objectsRemoved: 2,
     });
+    // A permanent deletion of an active video is dated by its request, before the purge ends it.
+    const purgedB = data('video.purged', b!) as { deletedAt: string; purgedAt: string };
+    expect(Date.parse(purgedB.deletedAt)).toBeLessThanOrEqual(Date.parse(purgedB.purgedAt));
+    expect(data('video.deletion_started', b!)).toMatchObject({ startedAt: purgedB.deletedAt });
 
     for (const r of receiving) {
       expect(r.received.every((event) => event.valid)).toBe(true);

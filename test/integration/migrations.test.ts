@@ -43,6 +43,9 @@ describe('migrations', () => {
         'videos.idx_videos_state_purge_at.purge_at',
         'videos.idx_videos_state_updated_at.updated_at',
         'deletion_audit.uq_deletion_audit_video_id.video_id',
+        // An author's trash in deletion order, and one unfinished erasure per author.
+        'videos.idx_videos_author_state_deleted_at.deleted_at',
+        'erasures.uq_erasures_active_author.active_author',
       ]),
     );
   }, 60_000);
@@ -55,6 +58,8 @@ describe('migrations', () => {
     );
     expect((rows as { col: string }[]).map((row) => row.col)).toEqual([
       'deletion_audit.video_id=ascii_bin',
+      'erasures.id=ascii_bin',
+      'outbox_events.id=ascii_bin',
       'videos.id=ascii_bin',
     ]);
   });

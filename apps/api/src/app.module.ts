@@ -6,6 +6,7 @@ import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { AuthModule } from './auth/auth.module';
+import { ErasureModule } from './erasure/erasure.module';
 import { SearchModule } from './search/search.module';
 import { VideoModule } from './video/video.module';
 
@@ -18,6 +19,7 @@ import { VideoModule } from './video/video.module';
     AuthModule,
     SearchModule,
     VideoModule,
+    ErasureModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: ProblemDetailsFilter }],
 })

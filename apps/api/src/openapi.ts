@@ -2,14 +2,30 @@ import { z } from 'zod';
 import { buildOpenApiDocument, type RouteDoc, type RouteResponse } from '@app/shared/http/openapi';
 import { DASHBOARD_PATH } from './admin/dashboard-path';
 import {
+  authorParamsSchema,
+  erasureAcceptedSchema,
+  erasureDryRunSchema,
+  erasureIdParamsSchema,
+  erasureSchema,
+  eraseQuerySchema,
+} from './erasure/erasure.schema';
+import {
   searchPageSchema,
   searchQuerySchema,
   suggestionsSchema,
   suggestQuerySchema,
 } from './search/search-query.schema';
 import {
+  trashEmptiedSchema,
+  trashOwnerQuerySchema,
+  trashPageSchema,
+  trashQuerySchema,
+  trashRestoredSchema,
+} from './video/trash.schema';
+import {
   deleteQuerySchema,
   deleteResponseSchema,
+  deletionReceiptSchema,
   restoreResponseSchema,
   videoIdParamsSchema,
 } from './video/video-params.schema';
@@ -112,6 +128,129 @@ export const API_ROUTES: RouteDoc[] = [
   },
   {
     method: 'get',
+    path: '/api/videos/trash',
+    operationId: 'listTrash',
+    tag: 'trash',
+    summary: "List the caller's trash",
+    description:
+      "The caller's soft-deleted videos, most recently deleted first, with when each was deleted and when " +
+      "it will be purged; admins may name another author's trash (docs/contract.md §10.1).",
+    security: 'bearer',
+    query: trashQuerySchema,
+    responses: {
+      200: { description: 'a page of the trash', json: json('TrashPage', trashPageSchema) },
+      400: problem('invalid parameters: each is named in `errors`'),
+      403: problem("another author's trash, and not an admin"),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/videos/trash/restore',
+    operationId: 'restoreTrash',
+    tag: 'trash',
+    summary: 'Restore every video in the trash',
+    description:
+      'Every video in the trash when asked becomes active and searchable again, its purge cancelled; ' +
+      'worked in batches of short transactions (docs/contract.md §10.1).',
+    security: 'bearer',
+    query: trashOwnerQuerySchema,
+    responses: {
+      200: { description: 'how many were restored', json: json('TrashRestored', trashRestoredSchema) },
+      400: problem('invalid authorId'),
+      403: problem("another author's trash, and not an admin"),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/videos/trash',
+    operationId: 'emptyTrash',
+    tag: 'trash',
+    summary: 'Empty the trash',
+    description:
+      'Permanently deletes every video in the trash when asked, as `DELETE /api/videos/{id}?permanent=true` ' +
+      'would: each is hidden at once and the worker removes its media, index document and row ' +
+      '(docs/contract.md §10.1).',
+    security: 'bearer',
+    query: trashOwnerQuerySchema,
+    responses: {
+      200: { description: 'how many deletions started', json: json('TrashEmptied', trashEmptiedSchema) },
+      400: problem('invalid authorId'),
+      403: problem("another author's trash, and not an admin"),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/videos/:id/deletion',
+    operationId: 'getVideoDeletion',
+    tag: 'videos',
+    summary: "A video's deletion receipt",
+    description:
+      'Where the deletion of a video stands: soft-deleted, being deleted, or deleted, with who asked, why, ' +
+      'when it finished and how many media objects were removed. Keeps answering after the video is gone, ' +
+      'from its audit record. Only its author or an admin may (docs/contract.md §10.3).',
+    security: 'bearer',
+    params: videoIdParamsSchema,
+    responses: {
+      200: { description: 'the receipt', json: json('DeletionReceipt', deletionReceiptSchema) },
+      400: problem('invalid id'),
+      403: problem('not the author and not an admin'),
+      404: problem('no such video, or it is active (nothing to show)'),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/authors/:authorId/videos',
+    operationId: 'eraseAuthorVideos',
+    tag: 'erasure',
+    summary: "Erase an author's videos",
+    description:
+      'Every video of the author (right to erasure): soft-deleted with `retentionDays` (the default retention if ' +
+      'absent), or with `permanent=true` deleted at once. Answers 202 at once; the worker moves the videos in ' +
+      'batches, through restarts and Redis loss. While one erasure of the author is unfinished, asking again ' +
+      'answers that one. `dryRun=true` answers 200 with the count and changes nothing. The author themself or ' +
+      'an admin only (docs/contract.md §10.2).',
+    security: 'bearer',
+    params: authorParamsSchema,
+    query: eraseQuerySchema,
+    responses: {
+      200: {
+        description: 'dry run: how many videos it would act on',
+        json: json('ErasureDryRun', erasureDryRunSchema),
+      },
+      202: {
+        description: 'the erasure, new or already under way; follow it with getErasure',
+        json: json('ErasureAccepted', erasureAcceptedSchema),
+      },
+      400: problem('invalid authorId or retentionDays'),
+      403: problem('not the author and not an admin'),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/erasures/:erasureId',
+    operationId: 'getErasure',
+    tag: 'erasure',
+    summary: 'Follow an erasure',
+    description:
+      'Its mode, progress (`done` of `total`, exact: committed with each batch), state and completion time. ' +
+      'The author or an admin only (docs/contract.md §10.2).',
+    security: 'bearer',
+    params: erasureIdParamsSchema,
+    responses: {
+      200: { description: 'the erasure', json: json('Erasure', erasureSchema) },
+      400: problem('invalid erasureId'),
+      403: problem('not the author and not an admin'),
+      404: problem('no such erasure'),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'get',
     path: '/health/live',
     operationId: 'getLiveness',
     tag: 'operations',
@@ -203,6 +342,10 @@ export function apiDocument() {
       license: { name: 'UNLICENSED' },
       tags: [
         { name: 'videos', description: 'Search, delete and restore videos (bearer token)' },
+        {
+          name: 'trash',
+          description: "The caller's soft-deleted videos: list, restore all, empty (bearer token)",
+        },
         { name: 'operations', description: 'Probes, metrics, the queue dashboard and these docs' },
       ],
       securitySchemes: {

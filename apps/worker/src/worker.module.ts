@@ -6,6 +6,7 @@ import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { DeleteVideoHandler } from './deletion/delete-video.handler';
+import { EraseAuthorHandler } from './erasure/erase-author.handler';
 import { IndexShapeService } from './index/index-shape.service';
 import { ReconcileIndexHandler } from './index/reconcile-index.handler';
 import { ReindexHandler } from './index/reindex.handler';
@@ -14,6 +15,7 @@ import { JOB_HANDLERS } from './jobs/job-handler';
 import { JobRunner } from './jobs/job-runner.service';
 import { OrphanSweepHandler } from './sweeps/orphan-sweep.handler';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
+import { ErasureSweepHandler } from './sweeps/erasure-sweep.handler';
 import { DeliverWebhookHandler } from './webhooks/deliver-webhook.handler';
 import { WebhookSweepHandler } from './webhooks/webhook-sweep.handler';
 
@@ -23,6 +25,8 @@ const HANDLERS = [
   ReindexHandler,
   ReconcileIndexHandler,
   PurgeSweepHandler,
+  EraseAuthorHandler,
+  ErasureSweepHandler,
   OrphanSweepHandler,
   DeliverWebhookHandler,
   WebhookSweepHandler,

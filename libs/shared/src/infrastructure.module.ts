@@ -21,6 +21,14 @@ import { VideoPurgeService } from './video/video-purge.service';
 import { IndexReconciler } from './search/index-reconciler.service';
 import { ReindexService } from './search/reindex.service';
 import { VideoRepository } from './video/video.repository';
+import { DeletionAuditRepository } from './video/deletion-audit.repository';
+import { DeletionReceiptService } from './video/deletion-receipt.service';
+import { TrashService } from './video/trash.service';
+import { ErasureRepository } from './erasure/erasure.repository';
+import { ErasureService } from './erasure/erasure.service';
+import { ErasureWorkService } from './erasure/erasure-work.service';
+import { VideoBatchCommands } from './video/video-batch-commands.service';
+import { VideoBatchRepository } from './video/video-batch.repository';
 
 /** The domain services both processes use, built on those connections. */
 const SERVICES = [
@@ -28,6 +36,14 @@ const SERVICES = [
   StorageService,
   StorageCleaner,
   VideoRepository,
+  DeletionAuditRepository,
+  DeletionReceiptService,
+  VideoBatchRepository,
+  VideoBatchCommands,
+  TrashService,
+  ErasureRepository,
+  ErasureService,
+  ErasureWorkService,
   OutboxRepository,
   OutboxService,
   WebhookClient,

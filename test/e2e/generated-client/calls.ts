@@ -39,6 +39,19 @@ export function videoApiCalls(baseUrl: string): VideoApiCalls {
       answer(
         await client.POST('/api/videos/{id}/restore', { params: { path: { id } }, headers: auth(token) }),
       ),
+    listTrash: async (query, token) =>
+      answer(await client.GET('/api/videos/trash', { params: { query }, headers: auth(token) })),
+    getVideoDeletion: async (id, token) =>
+      answer(
+        await client.GET('/api/videos/{id}/deletion', { params: { path: { id } }, headers: auth(token) }),
+      ),
+    eraseAuthorVideos: async (authorId, query, token) =>
+      answer(
+        await client.DELETE('/api/authors/{authorId}/videos', {
+          params: { path: { authorId }, query },
+          headers: auth(token),
+        }),
+      ),
     liveness: async () => answer(await client.GET('/health/live')),
     readiness: async () => {
       const { data, error, response } = await client.GET('/health/ready');

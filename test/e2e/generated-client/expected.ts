@@ -49,6 +49,30 @@ export interface Restoration {
   state: 'active';
 }
 
+export interface TrashPage {
+  items: { id: string; title: string; deletedAt: string; purgeAt: string }[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+export interface DeletionReceipt {
+  id: string;
+  state: 'soft_deleted' | 'deleting' | 'deleted';
+  deletedAt: string | null;
+  purgeAt: string | null;
+  requestedBy: string | null;
+  reason: 'retention' | 'permanent';
+  completedAt: string | null;
+  objectsRemoved: number | null;
+}
+
+/** `eraseAuthorVideos`: a dry run's count (200) or the erasure under way (202). */
+export type ErasureAnswer =
+  | { videos: number; dryRun: true }
+  | { erasureId: string; videos: number; state: 'running' | 'purging' | 'completed' };
+
 export interface Readiness {
   status: 'ok' | 'error';
   details: Record<string, { status: 'up' | 'down' }>;
@@ -81,6 +105,16 @@ export interface VideoApiCalls {
     token?: string,
   ): Promise<Answer<Deletion>>;
   restoreVideo(id: string, token?: string): Promise<Answer<Restoration>>;
+  listTrash(
+    query: { page?: string; limit?: string; authorId?: string },
+    token?: string,
+  ): Promise<Answer<TrashPage>>;
+  getVideoDeletion(id: string, token?: string): Promise<Answer<DeletionReceipt>>;
+  eraseAuthorVideos(
+    authorId: string,
+    query: { dryRun?: string; permanent?: string; retentionDays?: string },
+    token?: string,
+  ): Promise<Answer<ErasureAnswer>>;
   liveness(): Promise<Answer<{ status: 'ok' }>>;
   readiness(): Promise<Answer<Readiness>>;
   metrics(): Promise<Answer<string>>;

@@ -1,26 +1,19 @@
 import { z } from 'zod';
-import { FRAGMENT_LENGTH, MAX_FRAGMENTS } from './search-highlighter';
-import { MAX_RESULT_WINDOW, parseDateBound } from '@app/shared/search/search-params';
+import { parseDateBound } from '@app/shared/search/search-params';
 import {
   FACET_SIZE,
   SEARCH_FACETS,
   SEARCH_SORTS,
   type SearchFacet,
 } from '@app/shared/search/search-query.builder';
-
-const rangeMessage = (name: string, min: number, max: number) =>
-  Number.isFinite(max)
-    ? `${name} must be an integer from ${min} to ${max}`
-    : `${name} must be an integer of at least ${min}`;
-
-/** Digits only, any number of them (`007` is 7); a page too large to count fails the window check. */
-const digits = (name: string, min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, rangeMessage(name, min, max))
-    .transform(Number)
-    .refine((value) => value >= min && value <= max, rangeMessage(name, min, max))
-    .optional();
+import {
+  authorIdSchema,
+  charactersWithin,
+  checkPageWindow,
+  digits,
+  pagingFields,
+} from '../common/query-params';
+import { FRAGMENT_LENGTH, MAX_FRAGMENTS } from './search-highlighter';
 
 const dateBound = (name: 'dateFrom' | 'dateTo') =>
   z
@@ -38,12 +31,6 @@ const dateBound = (name: 'dateFrom' | 'dateTo') =>
       }
       return date;
     });
-
-/** A length check in characters (code points): an emoji counts once, not as its two UTF-16 units. */
-const charactersWithin = (min: number, max: number) => (value: string) => {
-  const characters = [...value].length;
-  return characters >= min && characters <= max;
-};
 
 /** `true` or `false`, in any letter case; absent is false. */
 const flag = (name: string) =>
@@ -81,11 +68,10 @@ export const searchQuerySchema = z
       .string({ message: 'q is required' })
       .transform((value) => value.trim())
       .refine(charactersWithin(1, 256), 'q must be 1 to 256 characters after trimming'),
-    authorId: z.string().refine(charactersWithin(1, 128), 'authorId must be 1 to 128 characters').optional(),
+    authorId: authorIdSchema.optional(),
     dateFrom: dateBound('dateFrom'),
     dateTo: dateBound('dateTo'),
-    page: digits('page', 1, Infinity),
-    limit: digits('limit', 1, 100).transform((value) => value ?? 20),
+    ...pagingFields,
     sort: z
       .enum(SEARCH_SORTS, { message: `sort must be one of ${SEARCH_SORTS.join(', ')}` })
       .optional()
@@ -110,12 +96,12 @@ export const searchQuerySchema = z
         path: ['page'],
         message: 'page must not be given with cursor: the cursor says which page comes next',
       });
-    } else if ((query.page ?? 1) * query.limit > MAX_RESULT_WINDOW) {
-      context.addIssue({
-        code: 'custom',
-        path: ['page'],
-        message: `page × limit must not exceed ${MAX_RESULT_WINDOW}: to read further, follow nextCursor from page to page (pass it as cursor), which walks every result`,
-      });
+    } else {
+      checkPageWindow(
+        query,
+        context,
+        'to read further, follow nextCursor from page to page (pass it as cursor), which walks every result',
+      );
     }
   });
 

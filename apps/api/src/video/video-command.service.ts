@@ -1,14 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { ProblemException } from '@app/shared/http/problem';
+import { DeletionReceiptService } from '@app/shared/video/deletion-receipt.service';
 import { VideoLifecycleService, type ApplyResult } from '@app/shared/video/video-lifecycle.service';
 import type { NextState } from '@app/shared/video/video-lifecycle';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
-import type { DeleteQuery, DeleteResponse, RestoreResponse } from './video-params.schema';
+import { settled, VIDEO_FORBIDDEN } from '../common/outcome';
+import type {
+  DeleteQuery,
+  DeleteResponse,
+  DeletionReceiptResponse,
+  RestoreResponse,
+} from './video-params.schema';
 
-/** Turns the shared rules' outcomes into the HTTP contract of docs/contract.md §6 and §8. */
+/** Turns the shared rules' outcomes into the HTTP contract of docs/contract.md §6, §8 and §10.3. */
 @Injectable()
 export class VideoCommandService {
-  constructor(private readonly lifecycle: VideoLifecycleService) {}
+  constructor(
+    private readonly lifecycle: VideoLifecycleService,
+    private readonly receipts: DeletionReceiptService,
+  ) {}
 
   async delete(
     id: string,
@@ -33,11 +42,24 @@ export class VideoCommandService {
     ok(await this.lifecycle.restore(id, user, requestId));
     return { id, state: 'active' };
   }
+
+  async receipt(id: string, user: AuthenticatedUser): Promise<DeletionReceiptResponse> {
+    const { receipt } = settled(await this.receipts.receipt(id, user), {
+      notFound: 'No deletion of this video: it does not exist, or it is active.',
+      forbidden: VIDEO_FORBIDDEN,
+    });
+    return {
+      ...receipt,
+      deletedAt: iso(receipt.deletedAt),
+      purgeAt: iso(receipt.purgeAt),
+      completedAt: iso(receipt.completedAt),
+    };
+  }
 }
 
 function ok(result: ApplyResult): NextState {
-  if (result.kind === 'not_found') throw new ProblemException(404, 'No such video, or it has been deleted.');
-  if (result.kind === 'forbidden')
-    throw new ProblemException(403, "Only the video's author or an admin may do this.");
-  return result.state;
+  return settled(result, { notFound: 'No such video, or it has been deleted.', forbidden: VIDEO_FORBIDDEN })
+    .state;
 }
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;

@@ -47,3 +47,30 @@ export type DeleteResponse = z.output<typeof deleteResponseSchema>;
 
 export const restoreResponseSchema = z.object({ id: z.string(), state: z.literal('active') });
 export type RestoreResponse = z.output<typeof restoreResponseSchema>;
+
+const timestamp = (description: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({ description: `ISO 8601 UTC; ${description}` });
+
+/** Where one video's deletion stands (docs/contract.md §10.3). */
+export const deletionReceiptSchema = z.object({
+  id: z.string(),
+  state: z.enum(['soft_deleted', 'deleting', 'deleted']).meta({
+    description: '`deleted`: media, index document and row are gone (read from the audit record)',
+  }),
+  deletedAt: timestamp('when it left the catalogue'),
+  purgeAt: timestamp('when retention purges it (null for a permanent deletion of an active video)'),
+  requestedBy: z.string().nullable().meta({ description: 'the subject who asked for the deletion' }),
+  reason: z.enum(['retention', 'permanent']).meta({
+    description: '`retention`: a soft delete, purged when its retention ends; `permanent`: deleted at once',
+  }),
+  completedAt: timestamp('when the deletion finished; null until then'),
+  objectsRemoved: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'media objects deleted; null until the deletion finished' }),
+});
+export type DeletionReceiptResponse = z.output<typeof deletionReceiptSchema>;

@@ -1,4 +1,4 @@
-import { Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ValidatedInput, ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
@@ -8,6 +8,7 @@ import {
   videoIdParamsSchema,
   type DeleteQuery,
   type DeleteResponse,
+  type DeletionReceiptResponse,
   type RestoreResponse,
   type VideoIdParams,
 } from './video-params.schema';
@@ -36,5 +37,13 @@ export class VideoController {
     @RequestId() requestId: string | undefined,
   ): Promise<RestoreResponse> {
     return this.commands.restore(params.id, user, requestId);
+  }
+
+  @Get(':id/deletion')
+  receipt(
+    @Param(new ZodValidationPipe(videoIdParamsSchema)) params: VideoIdParams,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<DeletionReceiptResponse> {
+    return this.commands.receipt(params.id, user);
   }
 }

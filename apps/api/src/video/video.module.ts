@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { VideoCommandService } from './video-command.service';
+import { TrashController } from './trash.controller';
 import { VideoController } from './video.controller';
 
 @Module({
-  controllers: [VideoController],
+  controllers: [TrashController, VideoController],
   providers: [VideoCommandService],
 })
 export class VideoModule {}

@@ -75,6 +75,8 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private async scheduleSweeps({ onlyMissing = false } = {}): Promise<void> {
     const schedules: [JobName, number][] = [
       ['purge-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
+      // An erasure resumes, and one waiting for its purges completes, within the purge sweep's interval.
+      ['erasure-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
       ['orphan-sweep', this.config.ORPHAN_SWEEP_INTERVAL_MS],
       ['reconcile-index', this.config.RECONCILE_INTERVAL_MS],
       ['webhook-sweep', this.config.WEBHOOK_SWEEP_INTERVAL_MS],

@@ -107,6 +107,8 @@ export const configSchema = z
     /** How often a worker checks that the sweep schedules still exist in Redis (a flush loses them). */
     SCHEDULE_CHECK_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
     WORKER_CONCURRENCY: int(1, 256).default(4),
+    /** Videos per transaction when the trash is restored or emptied and when an author is erased. */
+    BULK_BATCH_SIZE: int(1, 5_000).default(500),
     /** Requests each caller may make per window; 0 turns rate limiting off. */
     RATE_LIMIT_POINTS: int(0, 10_000_000).default(600),
     RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),

@@ -1,6 +1,7 @@
 import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config.schema';
+import { ErasureEntity } from '../erasure/erasure.entity';
 import { OutboxEventEntity } from '../events/outbox-event.entity';
 import { WebhookDeliveryEntity } from '../events/webhook-delivery.entity';
 import { DeletionAuditEntity } from '../video/deletion-audit.entity';
@@ -10,14 +11,22 @@ import { DeletionRequest1763769600000 } from './migrations/1763769600000-deletio
 import { AsciiIds1795219200000 } from './migrations/1795219200000-ascii-ids';
 import { SpeakersEvent1795305600000 } from './migrations/1795305600000-speakers-event';
 import { Outbox1795348800000 } from './migrations/1795348800000-outbox';
+import { TrashErasuresReceipts1795392000000 } from './migrations/1795392000000-trash-erasures-receipts';
 
-export const ENTITIES = [VideoEntity, DeletionAuditEntity, OutboxEventEntity, WebhookDeliveryEntity];
+export const ENTITIES = [
+  VideoEntity,
+  DeletionAuditEntity,
+  OutboxEventEntity,
+  WebhookDeliveryEntity,
+  ErasureEntity,
+];
 export const MIGRATIONS = [
   Init1763683200000,
   DeletionRequest1763769600000,
   AsciiIds1795219200000,
   SpeakersEvent1795305600000,
   Outbox1795348800000,
+  TrashErasuresReceipts1795392000000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

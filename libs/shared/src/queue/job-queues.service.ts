@@ -4,7 +4,15 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { bullConnection } from '../redis/redis';
 import { withTimeout } from '../util/with-timeout';
-import { deletionJobId, deliveryJobId, JOB_QUEUES, syncJobId, type JobName, type JobPayloads } from './jobs';
+import {
+  deletionJobId,
+  erasureJobId,
+  deliveryJobId,
+  JOB_QUEUES,
+  syncJobId,
+  type JobName,
+  type JobPayloads,
+} from './jobs';
 import { QUEUES, type QueueName } from './queues';
 
 /**
@@ -140,6 +148,24 @@ export class JobQueues implements OnApplicationShutdown {
       // Failed attempts stay on the dashboard; MySQL keeps the delivery's whole history.
       removeOnFail: { count: 5_000 },
     });
+  }
+
+  /**
+   * Makes sure an erasure's job exists. Removed when done or failed, so the sweep can add it again
+   * while MySQL says the erasure is unfinished.
+   */
+  async ensureErasureJob(erasureId: string, requestId?: string): Promise<void> {
+    await this.add(
+      'erase-author',
+      { erasureId, ...(requestId ? { requestId } : {}) },
+      {
+        jobId: erasureJobId(erasureId),
+        attempts: 3,
+        backoff: { type: 'jittered', delay: 1_000 },
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    );
   }
 
   /** Drops a pending purge; an active one finds the row restored and does nothing. */

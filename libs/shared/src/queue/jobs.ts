@@ -18,6 +18,10 @@ export interface JobPayloads {
   'deliver-webhook': { deliveryId: string; attempt: number };
   /** Find due webhook deliveries in MySQL and enqueue them. */
   'webhook-sweep': Record<string, never>;
+  /** Work off one author erasure, a batch at a time, until every video has been moved. */
+  'erase-author': { erasureId: string; requestId?: string };
+  /** Find unfinished erasures in MySQL: (re)enqueue those still moving videos, complete those whose purges are done. */
+  'erasure-sweep': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -31,6 +35,8 @@ export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   'orphan-sweep': QUEUES.maintenance,
   'deliver-webhook': QUEUES.webhooks,
   'webhook-sweep': QUEUES.webhooks,
+  'erase-author': QUEUES.deletion,
+  'erasure-sweep': QUEUES.maintenance,
 };
 
 export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
@@ -38,6 +44,11 @@ export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
 /** One deletion job per video: BullMQ ignores a second add with the same id. (Ids may not contain ':'.) */
 export function deletionJobId(videoId: string): string {
   return `delete-${videoId}`;
+}
+
+/** One job per unfinished erasure: a second add (the API's, the sweep's) while it waits or runs is ignored. */
+export function erasureJobId(erasureId: string): string {
+  return `erase-${erasureId}`;
 }
 
 /** One job per delivery attempt: a failed attempt's job stays visible, and the next attempt has its own. */

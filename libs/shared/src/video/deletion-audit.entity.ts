@@ -29,6 +29,10 @@ export class DeletionAuditEntity {
   @Column({ name: 'deleted_at', type: 'datetime', precision: 3, nullable: true })
   deletedAt!: Date | null;
 
+  /** When retention would have purged it; kept for the receipt (docs/contract.md §10.3). */
+  @Column({ name: 'purge_at', type: 'datetime', precision: 3, nullable: true })
+  purgeAt!: Date | null;
+
   @Column({ name: 'objects_deleted', type: 'int', unsigned: true })
   objectsDeleted!: number;
 

@@ -19,12 +19,17 @@ export class VideoIndexSyncService {
   ) {}
 
   /** Writes a row just committed into the index; if that fails, a job retries it. Never throws. */
-  async write(video: VideoEntity, requestId?: string): Promise<void> {
+  write(video: VideoEntity, requestId?: string): Promise<void> {
+    return this.writeMany([video], requestId);
+  }
+
+  /** Writes rows just committed in one bulk request; if that fails, a job per row retries it. Never throws. */
+  async writeMany(videos: VideoEntity[], requestId?: string): Promise<void> {
     try {
-      await this.search.indexVideos([video]);
+      await this.search.indexVideos(videos);
     } catch (error) {
-      this.logger.warn(`index update for ${video.id} deferred: ${String(error)}`);
-      await this.queues.queueIndexRepair(video.id, video.version, requestId);
+      this.logger.warn(`index update for ${videos.length} video(s) deferred: ${String(error)}`);
+      for (const video of videos) await this.queues.queueIndexRepair(video.id, video.version, requestId);
     }
   }
 

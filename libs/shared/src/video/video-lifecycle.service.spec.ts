@@ -1,7 +1,9 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { NewEvent } from '../events/events';
 import type { OutboxService } from '../events/outbox.service';
 import type { JobQueues } from '../queue/job-queues.service';
+import { fakeTransactions } from '../testing/fake-transactions';
+import { fakeVideo } from '../testing/fake-videos';
 import type { VideoIndexSyncService } from './video-index-sync.service';
 import type { Actor, NextState } from './video-lifecycle';
 import { VideoLifecycleService } from './video-lifecycle.service';
@@ -13,27 +15,7 @@ const DAY = 86_400_000;
 const owner: Actor = { sub: 'owner', roles: [] };
 const stranger: Actor = { sub: 'stranger', roles: [] };
 
-function video(id: string, changes: Partial<VideoEntity> = {}): VideoEntity {
-  return {
-    id,
-    authorId: 'owner',
-    title: 'A talk',
-    description: '',
-    tags: [],
-    speakers: [],
-    event: null,
-    publishedAt: null,
-    state: VideoState.Active,
-    deletedAt: null,
-    purgeAt: null,
-    deletionReason: null,
-    deletionRequestedBy: null,
-    version: 3,
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-    ...changes,
-  };
-}
+const video = fakeVideo;
 
 /** Rows and recorded events in memory; a transaction that throws leaves both as they were. */
 function fakeVideos(rows: VideoEntity[], { outboxDown = false } = {}) {
@@ -53,20 +35,7 @@ function fakeVideos(rows: VideoEntity[], { outboxDown = false } = {}) {
       return Promise.resolve(true);
     },
   };
-  const dataSource = {
-    transaction: async <T>(work: (manager: EntityManager) => Promise<T>): Promise<T> => {
-      const before = new Map(table);
-      const eventsBefore = events.length;
-      try {
-        return await work({} as EntityManager);
-      } catch (error) {
-        table.clear();
-        before.forEach((row, id) => table.set(id, row));
-        events.splice(eventsBefore);
-        throw error;
-      }
-    },
-  };
+  const dataSource = fakeTransactions(table, events);
   return { table, events, repository, dataSource, outbox };
 }
 
@@ -97,7 +66,7 @@ function setUp(rows: VideoEntity[], options: { hang?: boolean; outboxDown?: bool
     },
   };
   const service = new VideoLifecycleService(
-    videos.dataSource as unknown as DataSource,
+    videos.dataSource,
     videos.repository as unknown as VideoRepository,
     queue.queues as unknown as JobQueues,
     index as unknown as VideoIndexSyncService,

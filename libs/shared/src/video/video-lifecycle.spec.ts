@@ -51,6 +51,30 @@ describe('decide', () => {
     });
   });
 
+  it('records who soft-deleted a video, and keeps them through a repeat and the purge it leads to', () => {
+    const decision = decide(active, soft(), owner, now);
+    const next = decision.kind === 'change' ? decision.next : null;
+    expect(next).toMatchObject({ deletionReason: 'retention', deletionRequestedBy: 'owner' });
+    const asked = { ...softDeleted, deletionReason: 'retention' as const, deletionRequestedBy: 'owner' };
+    expect(decide(asked, soft(1), admin, now)).toMatchObject({
+      kind: 'change',
+      next: { deletionRequestedBy: 'owner' },
+    });
+    expect(decide({ ...asked, purgeAt: now }, { type: 'claim_purge' }, null, now)).toMatchObject({
+      kind: 'change',
+      next: { state: VideoState.Deleting, deletionReason: 'retention', deletionRequestedBy: 'owner' },
+    });
+  });
+
+  it('dates a permanent deletion: a soft delete keeps its date, an active video leaves now', () => {
+    const from = (video: VideoSnapshot) => {
+      const decision = decide(video, { type: 'permanent_delete' }, owner, now);
+      return decision.kind === 'change' ? decision.next.deletedAt : undefined;
+    };
+    expect(from(active)).toEqual(now);
+    expect(from(softDeleted)).toEqual(deletedAt);
+  });
+
   it('applies retentionDays, including 0 (purge now)', () => {
     const decision = decide(active, soft(0), owner, now);
     expect(decision.kind === 'change' && decision.next.purgeAt).toEqual(now);
@@ -89,7 +113,13 @@ describe('decide', () => {
   it('restores a soft-deleted video and cancels its purge; an active one is an idempotent success', () => {
     expect(decide(softDeleted, { type: 'restore' }, owner, now)).toEqual({
       kind: 'change',
-      next: expect.objectContaining({ state: VideoState.Active, deletedAt: null, purgeAt: null }) as unknown,
+      next: {
+        state: VideoState.Active,
+        deletedAt: null,
+        purgeAt: null,
+        deletionReason: null,
+        deletionRequestedBy: null,
+      },
       effects: ['cancel_purge'],
     });
     expect(decide(active, { type: 'restore' }, owner, now)).toMatchObject({ kind: 'unchanged' });

@@ -21,6 +21,9 @@ export interface VideoSnapshot {
   state: VideoState;
   deletedAt: Date | null;
   purgeAt: Date | null;
+  /** Why and by whom a deletion under way was asked for: kept until its audit record says it. */
+  deletionReason?: DeletionReason | null;
+  deletionRequestedBy?: string | null;
 }
 
 export interface Actor {
@@ -79,8 +82,8 @@ function snapshotState(video: VideoSnapshot): NextState {
     state: video.state,
     deletedAt: video.deletedAt,
     purgeAt: video.purgeAt,
-    deletionReason: null,
-    deletionRequestedBy: null,
+    deletionReason: video.deletionReason ?? null,
+    deletionRequestedBy: video.deletionRequestedBy ?? null,
   };
 }
 
@@ -114,6 +117,9 @@ export function decide(
             state: VideoState.SoftDeleted,
             deletedAt: now,
             purgeAt: new Date(now.getTime() + days * DAY_MS),
+            // The purge at the end of retention is this caller's deletion: its receipt and audit name them.
+            deletionReason: 'retention',
+            deletionRequestedBy: actor?.sub ?? null,
           },
           effects: ['schedule_purge'],
         };
@@ -131,6 +137,8 @@ export function decide(
         next: {
           ...current,
           state: VideoState.Deleting,
+          // When it left the catalogue, for its receipt: a soft delete's date stays, else now.
+          deletedAt: video.deletedAt ?? now,
           deletionReason: 'permanent',
           deletionRequestedBy: actor?.sub ?? null,
         },
@@ -141,19 +149,21 @@ export function decide(
       if (video.state === VideoState.Active) return { kind: 'unchanged', current };
       return {
         kind: 'change',
-        next: { ...current, state: VideoState.Active, deletedAt: null, purgeAt: null },
+        next: {
+          state: VideoState.Active,
+          deletedAt: null,
+          purgeAt: null,
+          deletionReason: null,
+          deletionRequestedBy: null,
+        },
         effects: ['cancel_purge'],
       };
     case 'claim_purge':
       if (!isPurgeDue(video, now)) return { kind: 'unchanged', current };
       return {
         kind: 'change',
-        next: {
-          ...current,
-          state: VideoState.Deleting,
-          deletionReason: 'retention',
-          deletionRequestedBy: null,
-        },
+        // Whoever soft-deleted it stays its requester.
+        next: { ...current, state: VideoState.Deleting, deletionReason: 'retention' },
         effects: ['enqueue_deletion'],
       };
   }

@@ -7,6 +7,8 @@ import { VideoState } from './video-state';
 @Index('idx_videos_state_purge_at', ['state', 'purgeAt'])
 @Index('idx_videos_state_updated_at', ['state', 'updatedAt'])
 @Index('idx_videos_author_id', ['authorId'])
+// An author's trash, newest first (docs/contract.md §10.1).
+@Index('idx_videos_author_state_deleted_at', ['authorId', 'state', 'deletedAt'])
 export class VideoEntity {
   /** Lowercase canonical UUID, compared as bytes. */
   @PrimaryColumn({ type: 'char', length: 36, charset: 'ascii', collation: 'ascii_bin' })

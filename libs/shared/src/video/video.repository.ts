@@ -25,7 +25,7 @@ export interface VideoContent {
  * deciding on it and auditing its deletion need).
  */
 const CONTENT_COLUMNS = 'title, description, tags, speakers, event, published_at AS publishedAt';
-const LIFECYCLE_COLUMNS = `id, author_id AS authorId, state, deleted_at AS deletedAt, purge_at AS purgeAt,
+export const LIFECYCLE_COLUMNS = `id, author_id AS authorId, state, deleted_at AS deletedAt, purge_at AS purgeAt,
   deletion_reason AS deletionReason, deletion_requested_by AS deletionRequestedBy, version`;
 const VIDEO_COLUMNS = `${LIFECYCLE_COLUMNS}, ${CONTENT_COLUMNS}, created_at AS createdAt, updated_at AS updatedAt`;
 
@@ -209,7 +209,8 @@ export class VideoRepository {
   async finishDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
     if (finished.length === 0) return;
     await manager.query(
-      `INSERT IGNORE INTO deletion_audit (video_id, author_id, reason, requested_by, deleted_at, objects_deleted, purged_at)
+      `INSERT IGNORE INTO deletion_audit
+         (video_id, author_id, reason, requested_by, deleted_at, purge_at, objects_deleted, purged_at)
        VALUES ?`,
       [
         finished.map(({ video, objectsDeleted, purgedAt }) => [
@@ -218,6 +219,7 @@ export class VideoRepository {
           video.deletionReason ?? 'permanent',
           video.deletionRequestedBy,
           video.deletedAt,
+          video.purgeAt,
           objectsDeleted,
           purgedAt,
         ]),

@@ -1,0 +1,73 @@
+import { Controller, Delete, Get, HttpCode, Param, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import type { ErasureEntity } from '@app/shared/erasure/erasure.entity';
+import { ErasureService } from '@app/shared/erasure/erasure.service';
+import { ValidatedInput, ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
+import { CurrentUser } from '../auth/current-user.decorator';
+import { AUTHOR_FORBIDDEN, settled } from '../common/outcome';
+import { RequestId } from '../common/request-id.decorator';
+import {
+  authorParamsSchema,
+  erasureIdParamsSchema,
+  eraseQuerySchema,
+  type AuthorParams,
+  type EraseQuery,
+  type ErasureAccepted,
+  type ErasureBody,
+  type ErasureDryRun,
+  type ErasureIdParams,
+} from './erasure.schema';
+
+const messages = { notFound: 'No such erasure.', forbidden: AUTHOR_FORBIDDEN };
+
+/** Erasing an author's videos (docs/contract.md §10.2). */
+@Controller('api')
+export class ErasureController {
+  constructor(private readonly erasures: ErasureService) {}
+
+  /** 202 with the erasure (new, or the one already under way); a dry run is 200 and changes nothing. */
+  @Delete('authors/:authorId/videos')
+  @HttpCode(202)
+  async erase(
+    @ValidatedInput({ params: authorParamsSchema, query: eraseQuerySchema })
+    { params, query }: { params: AuthorParams; query: EraseQuery },
+    @CurrentUser() user: AuthenticatedUser,
+    @RequestId() requestId: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ErasureAccepted | ErasureDryRun> {
+    const ask = {
+      mode: query.permanent ? 'permanent' : 'soft',
+      retentionDays: query.retentionDays,
+      dryRun: query.dryRun,
+    } as const;
+    const answer = settled(await this.erasures.ask(user, params.authorId, ask, requestId), messages);
+    if (answer.dryRun) {
+      // Sets the code only; `void` because a Fastify reply is thenable.
+      void reply.status(200);
+      return { videos: answer.videos, dryRun: true };
+    }
+    return { erasureId: answer.erasure.id, videos: answer.erasure.total, state: answer.erasure.state };
+  }
+
+  @Get('erasures/:erasureId')
+  async read(
+    @Param(new ZodValidationPipe(erasureIdParamsSchema)) params: ErasureIdParams,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<ErasureBody> {
+    return erasureBody(settled(await this.erasures.read(user, params.erasureId), messages).erasure);
+  }
+}
+
+function erasureBody(erasure: ErasureEntity): ErasureBody {
+  return {
+    erasureId: erasure.id,
+    authorId: erasure.authorId,
+    mode: erasure.mode,
+    total: erasure.total,
+    done: erasure.done,
+    state: erasure.state,
+    startedAt: erasure.startedAt.toISOString(),
+    completedAt: erasure.completedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,133 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { OutboxService } from '../events/outbox.service';
+import { VideoBatchCommands, type BatchChange } from '../video/video-batch-commands.service';
+import { VideoBatchRepository } from '../video/video-batch.repository';
+import type { Actor, Command } from '../video/video-lifecycle';
+import type { ErasureEntity } from './erasure.entity';
+import { ErasureRepository } from './erasure.repository';
+
+export type ErasureStep = 'moved' | 'walked' | 'completed' | 'not_running';
+
+/**
+ * The worker's side of an erasure: walk the author's videos in id order, a batch per transaction,
+ * each video through `decide()`. The batch's changes, their events, the walk's position and `done`
+ * are committed together, so a process killed at any moment leaves either the whole batch or none
+ * of it, and the next run (the job's retry, or the sweep's new job) carries on from the position
+ * MySQL holds. A soft erasure completes with its walk; a permanent one when the worker's purges
+ * have removed every one of its videos (media, index document and row).
+ */
+@Injectable()
+export class ErasureWorkService {
+  private readonly defaultRetentionDays: number;
+  /** Videos per transaction: each batch is one short transaction, whatever the author's catalogue. */
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly erasures: ErasureRepository,
+    private readonly batches: VideoBatchRepository,
+    private readonly commands: VideoBatchCommands,
+    private readonly outbox: OutboxService,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'RETENTION_DEFAULT_DAYS' | 'BULK_BATCH_SIZE'>,
+  ) {
+    this.defaultRetentionDays = config.RETENTION_DEFAULT_DAYS;
+    this.batchSize = config.BULK_BATCH_SIZE;
+  }
+
+  /** Works the erasure off to the end of its walk; returns how it ended. */
+  async run(erasureId: string, requestId?: string): Promise<Exclude<ErasureStep, 'moved'>> {
+    for (;;) {
+      const now = new Date();
+      const { step, changes } = await this.dataSource.transaction((manager) =>
+        this.step(manager, erasureId, now),
+      );
+      await this.commands.followUp(changes, now, requestId);
+      if (step === 'walked') return (await this.completeIfPurged(erasureId)) ? 'completed' : 'walked';
+      if (step !== 'moved') return step;
+    }
+  }
+
+  /** One batch, in the caller's transaction, with the erasure row locked first. */
+  private async step(
+    manager: EntityManager,
+    erasureId: string,
+    now: Date,
+  ): Promise<{ step: ErasureStep; changes: BatchChange[] }> {
+    const erasure = await this.erasures.lockById(manager, erasureId);
+    if (erasure?.state !== 'running') return { step: 'not_running', changes: [] };
+    const rows = await this.batches.lockErasableBatch(
+      manager,
+      { authorId: erasure.authorId, createdBy: erasure.startedAt, afterId: erasure.afterId },
+      this.batchSize,
+    );
+    const changes = await this.commands.decideAndWrite(
+      manager,
+      rows,
+      this.command(erasure),
+      requester(erasure),
+      now,
+    );
+    if (rows.length === this.batchSize) {
+      await this.erasures.advance(manager, erasure.id, rows.at(-1)!.id, rows.length, now);
+      return { step: 'moved', changes };
+    }
+    if (erasure.mode === 'soft') {
+      await this.complete(manager, erasure, now);
+      return { step: 'completed', changes };
+    }
+    await this.erasures.finishWalk(manager, erasure.id, 'purging', now);
+    return { step: 'walked', changes };
+  }
+
+  /**
+   * Completes a permanent erasure whose videos are all purged: none of the author's videos it
+   * covered is still being deleted. Returns whether it completed now.
+   */
+  completeIfPurged(erasureId: string): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const erasure = await this.erasures.lockById(manager, erasureId);
+      if (erasure?.state !== 'purging') return false;
+      if ((await this.batches.countDeleting(manager, erasure.authorId, erasure.startedAt)) > 0) return false;
+      await this.complete(manager, erasure, new Date());
+      return true;
+    });
+  }
+
+  /** Marks the erasure completed and records `erasure.completed`, in one transaction: both or neither. */
+  private async complete(manager: EntityManager, erasure: ErasureEntity, now: Date): Promise<void> {
+    if (!(await this.erasures.finishWalk(manager, erasure.id, 'completed', now))) return;
+    await this.outbox.recordErasureCompleted(
+      manager,
+      {
+        erasureId: erasure.id,
+        authorId: erasure.authorId,
+        mode: erasure.mode,
+        total: erasure.total,
+        requestedBy: erasure.requestedBy,
+        startedAt: erasure.startedAt.toISOString(),
+        completedAt: now.toISOString(),
+      },
+      now,
+    );
+  }
+
+  private command(erasure: ErasureEntity): Command {
+    if (erasure.mode === 'permanent') return { type: 'permanent_delete' };
+    return {
+      type: 'soft_delete',
+      retentionDays: erasure.retentionDays ?? undefined,
+      defaultRetentionDays: this.defaultRetentionDays,
+    };
+  }
+}
+
+/**
+ * The caller who asked, as `decide()` checks callers. Only the author or an admin may ask (checked
+ * when the request was written), so a requester other than the author asked as an admin.
+ */
+function requester(erasure: ErasureEntity): Actor {
+  return { sub: erasure.requestedBy, roles: erasure.requestedBy === erasure.authorId ? [] : ['admin'] };
+}

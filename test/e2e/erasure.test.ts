@@ -1,0 +1,196 @@
+import { authorRemains, erasureCompletedEvents, followErasure, type ErasureBody } from '../support/erasures';
+import { seedVideos } from '../support/seed';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+const DAY = 86_400_000;
+const author = token('erase-author');
+const stranger = token('erase-stranger');
+const admin = token('erase-admin', ['admin']);
+const PROBLEM = /^application\/problem\+json/;
+
+interface Accepted {
+  erasureId: string;
+  videos: number;
+  state: string;
+}
+
+describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId} (§10.2)', () => {
+  let context: TestContext;
+  let system: System;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    // No worker yet: the first tests look at requests before any work is done.
+    system = await startSystem({ PURGE_SWEEP_INTERVAL_MS: '1000', BULK_BATCH_SIZE: '20' }, { worker: false });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await context?.close();
+  }, 60_000);
+
+  const erase = (authorId: string, query = '', bearer = author) =>
+    call<Accepted & { dryRun?: boolean; errors?: { name: string }[] }>(
+      'DELETE',
+      `${system.api}/api/authors/${encodeURIComponent(authorId)}/videos${query}`,
+      bearer,
+    );
+  const read = (erasureId: string, bearer = author) =>
+    call<ErasureBody>('GET', `${system.api}/api/erasures/${erasureId}`, bearer);
+  const states = async (ids: string[]) => {
+    const rows: { state: string; n: number | string }[] = await context.dataSource.query(
+      'SELECT state, COUNT(*) AS n FROM videos WHERE id IN (?) GROUP BY state',
+      [ids],
+    );
+    return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]));
+  };
+  const erasureRows = async (authorId: string) => {
+    const [row] = await context.dataSource.query<{ n: number | string }[]>(
+      'SELECT COUNT(*) AS n FROM erasures WHERE author_id = ?',
+      [authorId],
+    );
+    return Number(row!.n);
+  };
+
+  it('answers 401 without a token, 400 for bad input, 403 to anyone but the author or an admin', async () => {
+    expect((await erase('erase-author', '?retentionDays=x', '')).status).toBe(401);
+    expect((await read('00000000-0000-4000-8000-000000000000', '')).status).toBe(401);
+
+    const cases: [string, string, string[]][] = [
+      ['a'.repeat(129), '', ['authorId']],
+      ['erase-author', '?retentionDays=3651', ['retentionDays']],
+      ['erase-author', '?retentionDays=-1', ['retentionDays']],
+      ['erase-author', '?dryRun=true&dryRun=true', ['dryRun']],
+      ['b'.repeat(200), '?retentionDays=1.5', ['authorId', 'retentionDays']],
+    ];
+    for (const [authorId, query, names] of cases) {
+      const answer = await erase(authorId, query);
+      expect([answer.status, answer.headers.get('content-type')]).toEqual([
+        400,
+        expect.stringMatching(PROBLEM),
+      ]);
+      expect(answer.body.errors!.map((error) => error.name).sort()).toEqual(names);
+    }
+    const badId = await read('not-an-erasure', author);
+    expect(badId.status).toBe(400);
+    expect((await read('00000000-0000-4000-8000-000000000000', admin)).status).toBe(404);
+
+    expect((await erase('erase-author', '', stranger)).status).toBe(403);
+    expect((await erase('erase-author', '?dryRun=true', stranger)).status).toBe(403);
+    expect(await erasureRows('erase-author')).toBe(0);
+  });
+
+  it('counts in a dry run and changes nothing', async () => {
+    const ids = await seedVideos(context, 7, { authorId: 'erase-dry' });
+    const owner = token('erase-dry');
+    await call('DELETE', `${system.api}/api/videos/${ids[0]!}`, owner);
+    await call('DELETE', `${system.api}/api/videos/${ids[1]!}?permanent=true`, owner);
+    // Active and soft-deleted videos count; one already being deleted does not.
+    for (const [query, bearer] of [
+      ['?dryRun=TRUE', owner],
+      ['?dryRun=true&permanent=true', admin],
+    ] as const) {
+      expect(await erase('erase-dry', query, bearer)).toMatchObject({
+        status: 200,
+        body: { videos: 6, dryRun: true },
+      });
+    }
+    expect(await states(ids)).toEqual({ active: 5, soft_deleted: 1, deleting: 1 });
+    expect(await erasureRows('erase-dry')).toBe(0);
+    expect((await erase('nobody-at-all', '?dryRun=true', admin)).body).toEqual({ videos: 0, dryRun: true });
+  });
+
+  it('soft-erases: 202 at once, the same erasure to every request while it runs, then every video soft-deleted', async () => {
+    const ids = await seedVideos(context, 45, { authorId: 'erase-author' });
+    const other = await seedVideos(context, 3, { authorId: 'erase-bystander' });
+    await call('DELETE', `${system.api}/api/videos/${ids[0]!}?retentionDays=1`, author);
+
+    // Racing requests, from the author and an admin: one erasure, whoever wins.
+    const answers = await Promise.all([
+      erase('erase-author', '?retentionDays=5'),
+      erase('erase-author', '?retentionDays=5'),
+      erase('erase-author', '?retentionDays=5', admin),
+      erase('erase-author', '?permanent=true', admin),
+    ]);
+    const [first] = answers;
+    expect(first).toMatchObject({ status: 202, body: { videos: 45, state: 'running' } });
+    expect(Object.keys(first.body).sort()).toEqual(['erasureId', 'state', 'videos']);
+    for (const answer of answers)
+      expect(answer).toMatchObject({ status: 202, body: { erasureId: first.body.erasureId } });
+    expect(await erasureRows('erase-author')).toBe(1);
+    expect((await read(first.body.erasureId, stranger)).status).toBe(403);
+    expect((await read(first.body.erasureId, admin)).body).toMatchObject({
+      mode: 'soft',
+      done: 0,
+      total: 45,
+    });
+
+    // The worker starts now, with batches of 20: three transactions.
+    await system.startWorker();
+    const { final, seen } = await followErasure(system.api, first.body.erasureId.toUpperCase(), author, {
+      timeoutMs: 60_000,
+    });
+    expect(final).toMatchObject({
+      authorId: 'erase-author',
+      mode: 'soft',
+      total: 45,
+      done: 45,
+      state: 'completed',
+    });
+    expect(Date.parse(final.completedAt!)).toBeGreaterThanOrEqual(Date.parse(final.startedAt));
+    expect(seen.every((erasure) => erasure.done === 45 || erasure.state === 'running')).toBe(true);
+    expect(await states(ids)).toEqual({ soft_deleted: 45 });
+    expect(await states(other)).toEqual({ active: 3 });
+    const rows: { deleted_at: Date; purge_at: Date; deletion_requested_by: string }[] =
+      await context.dataSource.query(
+        'SELECT deleted_at, purge_at, deletion_requested_by FROM videos WHERE id IN (?)',
+        [ids],
+      );
+    // retentionDays applies to every video, the one soft-deleted before included (from its own deletedAt).
+    expect(rows.filter((row) => row.purge_at.getTime() - row.deleted_at.getTime() !== 5 * DAY)).toEqual([]);
+    expect(await erasureCompletedEvents(context, final.erasureId)).toEqual([
+      expect.objectContaining({
+        type: 'erasure.completed',
+        data: expect.objectContaining({ erasureId: final.erasureId, total: 45, mode: 'soft' }) as unknown,
+      }),
+    ]);
+    const events: { n: number | string }[] = await context.dataSource.query(
+      "SELECT COUNT(*) AS n FROM outbox_events WHERE type = 'video.soft_deleted' AND subject IN (?)",
+      [ids],
+    );
+    // 44 soft deletes by the erasure and 2 for the video deleted first (by the author, then its new retention).
+    expect(Number(events[0]!.n)).toBe(46);
+
+    // Completed: a new request starts a new erasure.
+    const again = await erase('erase-author', '?dryRun=false');
+    expect(again.status).toBe(202);
+    expect(again.body.erasureId).not.toBe(first.body.erasureId);
+    await followErasure(system.api, again.body.erasureId, author, { timeoutMs: 30_000 });
+  }, 120_000);
+
+  it('permanently erases: completes only once every video is purged, media and index included', async () => {
+    const ids = await seedVideos(context, 30, { authorId: 'erase-forever', objectsPerVideo: 2 });
+    const started = await erase('erase-forever', '?permanent=true', admin);
+    expect(started).toMatchObject({ status: 202, body: { videos: 30 } });
+    const { final } = await followErasure(system.api, started.body.erasureId, token('erase-forever'), {
+      timeoutMs: 90_000,
+    });
+    expect(final).toMatchObject({ mode: 'permanent', total: 30, done: 30 });
+    const left = await authorRemains(context, ids);
+    expect(left).toEqual({ rows: {}, audits: 30, auditedOnce: true, objects: 0, documents: 0 });
+    const purgedAt: { last: Date }[] = await context.dataSource.query(
+      "SELECT MAX(purged_at) AS last FROM deletion_audit WHERE video_id IN (?) AND reason = 'permanent' AND requested_by = 'erase-admin'",
+      [ids],
+    );
+    expect(Date.parse(final.completedAt!)).toBeGreaterThanOrEqual(purgedAt[0]!.last.getTime());
+    expect(await erasureCompletedEvents(context, final.erasureId)).toHaveLength(1);
+    const receipt = await call<{ state: string; requestedBy: string }>(
+      'GET',
+      `${system.api}/api/videos/${ids[0]!}/deletion`,
+      token('erase-forever'),
+    );
+    expect(receipt.body).toMatchObject({ state: 'deleted', requestedBy: 'erase-admin' });
+  }, 120_000);
+});
