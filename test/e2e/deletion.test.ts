@@ -169,6 +169,12 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
       const response = await restore(id!);
       expect(response).toMatchObject({ status: 200, body: { id, state: 'active' } });
       expect(Object.keys(response.body).sort()).toEqual(['id', 'state']);
+      // Back in search once Elasticsearch refreshes (about a second; contract §8 promises no more).
+      await waitFor(
+        'the restored video in search',
+        async () => ((await searchIds('wombat')).includes(id!) ? true : undefined),
+        { timeoutMs: 15_000, intervalMs: 200 },
+      );
       expect(await searchIds('wombat')).toEqual([id]);
       expect(await queues.queue('video-deletion').getJob(deletionJobId(id!))).toBeUndefined();
       const rows: { purge_at: Date | null; deleted_at: Date | null }[] = await context.dataSource.query(

@@ -8,6 +8,7 @@ import { VideoBatchRepository } from '../video/video-batch.repository';
 import type { Actor, Command } from '../video/video-lifecycle';
 import type { ErasureEntity } from './erasure.entity';
 import { ErasureRepository } from './erasure.repository';
+import { transactionRetryingDeadlocks } from '../database/transaction';
 
 export type ErasureStep = 'moved' | 'walked' | 'completed' | 'not_running';
 
@@ -41,7 +42,7 @@ export class ErasureWorkService {
   async run(erasureId: string, requestId?: string): Promise<Exclude<ErasureStep, 'moved'>> {
     for (;;) {
       const now = new Date();
-      const { step, changes } = await this.dataSource.transaction((manager) =>
+      const { step, changes } = await transactionRetryingDeadlocks(this.dataSource, (manager) =>
         this.step(manager, erasureId, now),
       );
       await this.commands.followUp(changes, now, requestId);

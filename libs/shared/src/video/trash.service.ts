@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/config.schema';
 import { VideoBatchCommands } from './video-batch-commands.service';
 import { VideoBatchRepository, type TrashItem } from './video-batch.repository';
 import { mayActOn, type Actor, type Command } from './video-lifecycle';
+import { transactionRetryingDeadlocks } from '../database/transaction';
 
 export type TrashResult<T> = { kind: 'forbidden' } | ({ kind: 'ok' } & T);
 
@@ -70,7 +71,7 @@ export class TrashService {
     let count = 0;
     for (;;) {
       const now = new Date();
-      const { rows, changes } = await this.dataSource.transaction(async (manager) => {
+      const { rows, changes } = await transactionRetryingDeadlocks(this.dataSource, async (manager) => {
         const locked = await this.batches.lockTrashBatch(manager, owner, asked, this.batchSize);
         return {
           rows: locked.length,
