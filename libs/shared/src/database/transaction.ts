@@ -1,15 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
-
-/** MySQL's "Deadlock found when trying to get lock; try restarting transaction" (ER_LOCK_DEADLOCK). */
-const DEADLOCK = 1213;
+import { isMysqlError, MYSQL_ERRORS } from './mysql-errors';
 
 /** How often a transaction that MySQL chose as a deadlock's victim is run again. */
 export const DEADLOCK_RETRIES = 3;
-
-function isDeadlock(error: unknown): boolean {
-  const { errno, driverError } = error as { errno?: number; driverError?: { errno?: number } };
-  return (driverError?.errno ?? errno) === DEADLOCK;
-}
 
 /**
  * Runs `work` in one transaction, and again (up to DEADLOCK_RETRIES times) when MySQL rolled it
@@ -25,7 +18,7 @@ export async function transactionRetryingDeadlocks<T>(
     try {
       return await dataSource.transaction(work);
     } catch (error) {
-      if (attempt >= DEADLOCK_RETRIES || !isDeadlock(error)) throw error;
+      if (attempt >= DEADLOCK_RETRIES || !isMysqlError(error, MYSQL_ERRORS.deadlock)) throw error;
     }
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, type Repository } from 'typeorm';
 import { erasableSql } from '../video/video-batch.repository';
 import { ErasureEntity, type ErasureMode, type ErasureState } from './erasure.entity';
+import { isMysqlError, MYSQL_ERRORS } from '../database/mysql-errors';
 
 /** What a new erasure request says; its total is counted as it is written. */
 export interface NewErasure {
@@ -11,12 +12,6 @@ export interface NewErasure {
   retentionDays: number | null;
   requestedBy: string;
   startedAt: Date;
-}
-
-/** MySQL's duplicate-key error (ER_DUP_ENTRY), as mysql2 reports it through TypeORM or directly. */
-function isDuplicateKey(error: unknown): boolean {
-  const { errno, driverError } = error as { errno?: number; driverError?: { errno?: number } };
-  return (driverError?.errno ?? errno) === 1062;
 }
 
 /** Plain data access for erasure requests: no rules here, the erasure services hold those. */
@@ -55,7 +50,7 @@ export class ErasureRepository {
       );
       return true;
     } catch (error) {
-      if (isDuplicateKey(error)) return false;
+      if (isMysqlError(error, MYSQL_ERRORS.duplicateKey)) return false;
       throw error;
     }
   }

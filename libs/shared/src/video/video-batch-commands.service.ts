@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { videoChangeEvent } from '../events/events';
 import { OutboxService } from '../events/outbox.service';
-import { JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
+import { JobQueues } from '../queue/job-queues.service';
 import { eachLimited } from '../util/each-limited';
-import { withTimeout } from '../util/with-timeout';
+import { queueEffect } from './video-effects';
 import { VideoBatchRepository, type StateColumns } from './video-batch.repository';
 import { VideoIndexSyncService } from './video-index-sync.service';
 import { decide, type Actor, type Command, type Effect, type NextState } from './video-lifecycle';
@@ -96,17 +96,9 @@ export class VideoBatchCommands {
     const jobs = changes.flatMap(({ before, next, effects }) =>
       effects.map((effect) => ({ id: before.id, next, effect })),
     );
-    await eachLimited(jobs, QUEUE_CONCURRENCY, ({ id, next, effect }) => {
-      const action =
-        effect === 'cancel_purge'
-          ? this.queues.cancelDeletionJob(id)
-          : this.queues.ensureDeletionJob(
-              id,
-              effect === 'schedule_purge' ? (next.purgeAt?.getTime() ?? now.getTime()) - now.getTime() : 0,
-              requestId,
-            );
-      return withTimeout(action, QUEUE_TIMEOUT_MS, `queue ${effect}`);
-    }).catch((error: unknown) =>
+    await eachLimited(jobs, QUEUE_CONCURRENCY, ({ id, next, effect }) =>
+      queueEffect(this.queues, id, effect, next, now, requestId),
+    ).catch((error: unknown) =>
       this.logger.warn(`jobs for a batch of ${changes.length} deferred to the sweep: ${String(error)}`),
     );
   }

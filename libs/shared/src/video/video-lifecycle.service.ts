@@ -4,8 +4,8 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { videoChangeEvent } from '../events/events';
 import { OutboxService } from '../events/outbox.service';
-import { JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
-import { withTimeout } from '../util/with-timeout';
+import { JobQueues } from '../queue/job-queues.service';
+import { queueEffect } from './video-effects';
 import { VideoIndexSyncService } from './video-index-sync.service';
 import { decide, type Actor, type Command, type Decision, type NextState } from './video-lifecycle';
 import type { VideoEntity } from './video.entity';
@@ -93,13 +93,7 @@ export class VideoLifecycleService {
   ): Promise<void> {
     const after: VideoEntity = { ...before, ...decision.next, version: before.version + 1, updatedAt: now };
     for (const effect of decision.effects) {
-      const delay =
-        effect === 'schedule_purge' ? (after.purgeAt?.getTime() ?? now.getTime()) - now.getTime() : 0;
-      const action =
-        effect === 'cancel_purge'
-          ? this.queues.cancelDeletionJob(after.id)
-          : this.queues.ensureDeletionJob(after.id, delay, requestId);
-      await withTimeout(action, QUEUE_TIMEOUT_MS, `queue ${effect}`).catch((error: unknown) =>
+      await queueEffect(this.queues, after.id, effect, after, now, requestId).catch((error: unknown) =>
         // The sweep finds the row by its state and purge date; nothing depends on this job alone.
         this.logger.warn(`${effect} for ${after.id} deferred to the sweep: ${String(error)}`),
       );

@@ -1,0 +1,27 @@
+import { type JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
+import { withTimeout } from '../util/with-timeout';
+import type { Effect, NextState } from './video-lifecycle';
+
+/**
+ * Asks the queue for the job one effect of a decision calls for: a purge scheduled at `purgeAt`, a
+ * deletion now, or a cancelled purge. The row already holds the intent, so the job only makes it
+ * prompt; the call gives up after QUEUE_TIMEOUT_MS rather than hold its caller while Redis is away.
+ */
+export function queueEffect(
+  queues: JobQueues,
+  id: string,
+  effect: Effect,
+  next: Pick<NextState, 'purgeAt'>,
+  now: Date,
+  requestId?: string,
+): Promise<unknown> {
+  const action =
+    effect === 'cancel_purge'
+      ? queues.cancelDeletionJob(id)
+      : queues.ensureDeletionJob(
+          id,
+          effect === 'schedule_purge' ? (next.purgeAt?.getTime() ?? now.getTime()) - now.getTime() : 0,
+          requestId,
+        );
+  return withTimeout(action, QUEUE_TIMEOUT_MS, `queue ${effect}`);
+}
