@@ -1,7 +1,7 @@
 import { createPool } from 'mysql2/promise';
 import type { estypes } from '@elastic/elasticsearch';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { buildSearchRequest, typoSuggestions } from '@app/shared/search/search-query.builder';
+import { buildSearchRequests, typoSuggestions } from '@app/shared/search/search-query.builder';
 import { VideoState } from '@app/shared/video/video-state';
 import type { CpuSeconds } from './lib/cpu';
 import { benchToken, type BenchContext } from './lib/kit';
@@ -34,19 +34,23 @@ export interface SearchBench {
 }
 
 /**
- * The body the API sends for a first page of `q`. The only call of the product's query builder in
- * the benches: its signature may change, and this is the one line to follow it.
+ * The requests the API sends for a first page of `q`, as one `_msearch`: its ranking (with the
+ * suggester, as for words new to it) and its count. The only call of the product's query builder
+ * in the benches: its signature may change, and this is the one line to follow it.
  */
 function apiBody(q: string, index: string): { path: string; body: string } {
-  // The first page's request as the API sends it when its words are new to it (with the suggester).
-  const { index: target, ...body } = buildSearchRequest(
+  const { rank, count } = buildSearchRequests(
     { q, sort: 'relevance' },
     { kind: 'window', from: 0, size: PAGE + 1 },
     index,
   );
+  const search = ({ index: target, request_cache, ...body }: estypes.SearchRequest) => [
+    JSON.stringify({ index: target, ...(request_cache === undefined ? {} : { request_cache }) }),
+    JSON.stringify(body),
+  ];
   return {
-    path: `/${String(target)}/_search`,
-    body: JSON.stringify({ ...body, suggest: typoSuggestions(q) }),
+    path: '/_msearch',
+    body: [...search({ ...rank, suggest: typoSuggestions(q) }), ...search(count), ''].join('\n'),
   };
 }
 

@@ -16,7 +16,12 @@ interface Doc {
  */
 class FakeIndex {
   readonly alias = 'videos';
+  /** The rankings (and the held-word counts) asked for. */
   readonly requests: estypes.SearchRequest[] = [];
+  /** The counts of matches asked for, beside the rankings. */
+  readonly counts: estypes.SearchRequest[] = [];
+  /** How many videos the count finds (the fake ranks every doc; a real count follows the filters). */
+  matching?: number;
   pits = 0;
   suggest: Record<string, { text: string; options: { text: string }[] }[]> = {};
   fail?: Error;
@@ -31,8 +36,18 @@ class FakeIndex {
   }
 
   search(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {
-    this.requests.push(request);
     if (this.fail) return Promise.reject(this.fail);
+    if (request.size === 0 && !request.aggs?.held) {
+      this.counts.push(request);
+      const value = this.matching ?? this.docs.length;
+      return Promise.resolve({
+        hits: { total: { value: Math.min(value, 10_000), relation: value > 10_000 ? 'gte' : 'eq' } },
+        ...(request.aggs
+          ? { aggregations: { year: { buckets: [{ key: 1, key_as_string: '2019', doc_count: value }] } } }
+          : {}),
+      } as never);
+    }
+    this.requests.push(request);
     const counted = (request.aggs?.held?.filters?.filters ?? {}) as Record<string, unknown>;
     if (request.aggs) {
       const buckets = Object.fromEntries(
@@ -66,7 +81,8 @@ class FakeIndex {
       took: 1,
       timed_out: false,
       _shards: { total: 1, successful: 1, failed: 0 },
-      hits: { total: { value: this.docs.length, relation: 'eq' }, hits },
+      // The ranking counts nothing (track_total_hits: false): the total is the count's.
+      hits: { hits },
       ...(request.suggest ? { suggest: this.suggest } : {}),
       ...(request.pit ? { pit_id: request.pit.id } : {}),
     } as unknown as estypes.SearchResponse);
@@ -101,13 +117,34 @@ describe('SearchRanking', () => {
     expect(third.next).toBeUndefined();
   });
 
+  it('takes the total and the facets from the count asked beside each ranking', async () => {
+    const index = new FakeIndex([doc('a', 2), doc('b', 1)]);
+    index.matching = 12_345;
+    const page = await ranking(index).page({ ...criteria, facets: ['year'] }, 1, 1);
+    expect(index.counts).toHaveLength(1);
+    expect(index.requests[0]!.track_total_hits).toBe(false);
+    expect(page).toMatchObject({
+      total: 10_000,
+      relation: 'gte',
+      facets: { year: [{ value: '2019', count: 12_345 }] },
+    });
+    index.matching = 2;
+    const after = await ranking(index).after(criteria, { ...page.next!, page: 2 }, 1);
+    expect(index.counts).toHaveLength(2);
+    expect(index.counts[1]!.pit).toEqual(index.requests.at(-1)!.pit);
+    expect(after).toMatchObject({ total: 2, relation: 'eq', hits: [{ id: 'b' }] });
+  });
+
   it('ranks again with the corrections when the index lacks a word, and keeps them for the cursor', async () => {
     const index = new FakeIndex([doc('a', 2), doc('b', 1)]);
     index.suggest = { spelling: [{ text: 'pnadas', options: [{ text: 'pandas' }] }] };
     const search = ranking(index);
     const page = await search.page({ ...criteria, q: 'pnadas' }, 1, 1);
-    // Suggester along with the search, a count that no shard holds the word, the corrected search.
+    // Suggester along with the search, a count that no shard holds the word, the corrected search,
+    // each search with its count of matches.
     expect(index.requests).toHaveLength(3);
+    expect(index.counts).toHaveLength(2);
+    expect(JSON.stringify(index.counts[1]!.query)).toContain('"query":"panda"');
     expect(index.requests[1]!.aggs).toBeDefined();
     expect(JSON.stringify(index.requests[2]!.query)).toContain('"pandas"');
     // Only the as-you-type prefix keeps the last word as typed (it may be a word still being typed).

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@app/shared/http/problem';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
 import {
-  buildSearchRequest,
+  buildSearchRequests,
   buildSuggestRequest,
   corrections,
   facetCounts,
@@ -13,6 +13,7 @@ import {
   typoSuggestions,
   type FacetCount,
   type SearchCriteria,
+  type SearchRequests,
   type Slice,
 } from '@app/shared/search/search-query.builder';
 import type { CursorPosition } from './search-cursor';
@@ -54,27 +55,34 @@ const FILTER_PATH = [
   'hits.hits.sort',
 ];
 
+/** The answers to a slice's two requests (`SearchRequests`). */
+interface SearchResponses {
+  rank: estypes.SearchResponse;
+  count: estypes.SearchResponse;
+}
+
 /**
- * The page of a response asked for `limit + 1` hits, and where the next page starts when the
- * extra hit says there is one (on `pit`, when the page was read on a point in time).
+ * The page of a ranking asked for `limit + 1` hits, its count, and where the next page starts
+ * when the extra hit says there is one (on `pit`, when the page was read on a point in time).
  */
 function ranked(
-  response: estypes.SearchResponse,
+  { rank, count }: SearchResponses,
   criteria: SearchCriteria,
   limit: number,
   corrections: Record<string, string>,
   pit?: string,
 ): Ranking {
-  const hits = response.hits.hits ?? [];
+  // With no hit, the filtered answer has no `hits` at all.
+  const hits = rank.hits?.hits ?? [];
   const onPage = hits.slice(0, limit);
   const last = onPage.at(-1);
-  const total = response.hits.total;
+  const total = count.hits?.total;
   return {
     hits: onPage.map((hit) => ({ id: hit._id!, score: hit._score ?? 0 })),
     total: typeof total === 'number' ? total : (total?.value ?? 0),
     relation: typeof total === 'object' && total.relation === 'gte' ? 'gte' : 'eq',
     corrections,
-    ...(criteria.facets?.length ? { facets: facetCounts(response, criteria.facets) } : {}),
+    ...(criteria.facets?.length ? { facets: facetCounts(count, criteria.facets) } : {}),
     ...(hits.length > limit && last
       ? { next: { ...(pit ? { pit } : {}), after: last.sort!, lastId: last._id!, corrections } }
       : {}),
@@ -96,23 +104,24 @@ export class SearchRanking {
 
   async page(criteria: SearchCriteria, page: number, limit: number): Promise<Ranking> {
     const window: Slice = { kind: 'window', from: (page - 1) * limit, size: limit + 1 };
-    const request = (searched: SearchCriteria) => buildSearchRequest(searched, window, this.index.alias);
+    const requests = (searched: SearchCriteria) => buildSearchRequests(searched, window, this.index.alias);
     let fixes = this.typos.lookup(criteria.q);
-    let response: estypes.SearchResponse;
+    let response: SearchResponses;
     if (fixes) {
-      response = await this.run(request({ ...criteria, corrections: fixes }));
+      response = await this.run(requests({ ...criteria, corrections: fixes }));
     } else {
-      // Words not asked about yet: the suggester rides along; only when it finds a word the index
-      // lacks does the search run again, with the correction.
-      response = await this.run({ ...request(criteria), suggest: typoSuggestions(criteria.q) });
-      const suggested = response.suggest as Suggested;
+      // Words not asked about yet: the suggester rides along with the ranking; only when it finds a
+      // word the index lacks does the search run again, with the correction.
+      const { rank, count } = requests(criteria);
+      response = await this.run({ rank: { ...rank, suggest: typoSuggestions(criteria.q) }, count });
+      const suggested = response.rank.suggest as Suggested;
       fixes = await this.unlessHeld(corrections(suggested), criteria.q);
       this.typos.learn(
         (suggested?.spelling ?? []).map((entry) => entry.text),
         fixes,
       );
       if (Object.keys(fixes).length > 0)
-        response = await this.run(request({ ...criteria, corrections: fixes }));
+        response = await this.run(requests({ ...criteria, corrections: fixes }));
     }
     return ranked(response, criteria, limit, fixes);
   }
@@ -163,15 +172,15 @@ export class SearchRanking {
       searchAfter: after,
       size: limit + 1,
     };
-    let response: estypes.SearchResponse;
+    let response: SearchResponses;
     try {
-      response = await this.run(buildSearchRequest(searched, slice, this.index.alias));
+      response = await this.run(buildSearchRequests(searched, slice, this.index.alias));
     } catch (error) {
       if (SearchIndexService.isLostPointInTime(error))
         throw ProblemException.badRequest([{ name: 'cursor', reason: 'cursor has expired; search again' }]);
       throw error;
     }
-    return ranked(response, criteria, limit, position.corrections, response.pit_id ?? pit);
+    return ranked(response, criteria, limit, position.corrections, response.rank.pit_id ?? pit);
   }
 
   /** The complete-order position of `id` in the point in time, or undefined when it is gone from the index. */
@@ -180,11 +189,19 @@ export class SearchRanking {
     pit: string,
     id: string,
   ): Promise<estypes.SortResults | undefined> {
-    const response = await this.run(positionRequest(criteria, { id: pit, keepAlive: CURSOR_KEEP_ALIVE }, id));
-    return response.hits.hits?.[0]?.sort;
+    const response = await this.read(
+      positionRequest(criteria, { id: pit, keepAlive: CURSOR_KEEP_ALIVE }, id),
+    );
+    return response.hits?.hits?.[0]?.sort;
   }
 
-  private run(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {
+  /** A slice's ranking and its count, asked at the same time. */
+  private async run({ rank, count }: SearchRequests): Promise<SearchResponses> {
+    const [ranking, counted] = await Promise.all([this.read(rank), this.read(count)]);
+    return { rank: ranking, count: counted };
+  }
+
+  private read(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {
     return this.unlessUnavailable(() =>
       this.index.search({
         ...request,

@@ -1,5 +1,5 @@
 import {
-  buildSearchRequest,
+  buildSearchRequests,
   buildSuggestRequest,
   corrections,
   FACET_SIZE,
@@ -11,15 +11,18 @@ import {
 
 const criteria: SearchCriteria = { q: 'python AND "async"', sort: 'relevance' };
 const page3: Slice = { kind: 'window', from: 40, size: 20 };
+/** The ranking request of a slice (the one that reads hits). */
+const buildSearchRequest = (searched: SearchCriteria, slice: Slice, index: string) =>
+  buildSearchRequests(searched, slice, index).rank;
 
-describe('buildSearchRequest', () => {
+describe('buildSearchRequests', () => {
   it('never parses user text as query syntax', () => {
-    const json = JSON.stringify(buildSearchRequest(criteria, page3, 'videos'));
+    const json = JSON.stringify(buildSearchRequests(criteria, page3, 'videos'));
     expect(json).not.toMatch(/query_string|simple_query_string/);
   });
 
-  it('shows only active videos and applies the filters in filter context', () => {
-    const request = buildSearchRequest(
+  it('shows only active videos and applies the filters in filter context, to the ranking and the count', () => {
+    const { rank: request, count } = buildSearchRequests(
       {
         ...criteria,
         authorId: 'u1',
@@ -34,6 +37,7 @@ describe('buildSearchRequest', () => {
       { term: { authorId: 'u1' } },
       { range: { publishedAt: { gte: '2024-01-01T00:00:00.000Z', lte: '2024-12-31T23:59:59.999Z' } } },
     ]);
+    expect((count.query?.bool?.filter as unknown[]).slice(0, 3)).toEqual(request.query?.bool?.filter);
   });
 
   /** The date filter of a search with these bounds (the first filter is always the state). */
@@ -54,11 +58,14 @@ describe('buildSearchRequest', () => {
     });
   });
 
-  it('pages with from/size, counts exactly up to 10,000 and breaks ties by date then id', () => {
-    const request = buildSearchRequest(criteria, page3, 'videos');
+  it('pages with from/size, counts apart exactly up to 10,000 and breaks ties by date then id', () => {
+    const { rank: request, count } = buildSearchRequests(criteria, page3, 'videos');
     expect(request.from).toBe(40);
     expect(request.size).toBe(20);
-    expect(request.track_total_hits).toBe(10_000);
+    // The ranking counts nothing, so Elasticsearch may skip documents from its first hits on.
+    expect(request.track_total_hits).toBe(false);
+    expect(count).toMatchObject({ index: 'videos', size: 0, track_total_hits: 10_000, request_cache: false });
+    expect(count.sort).toBeUndefined();
     // Sorted by score, the scores come anyway: track_scores would make Elasticsearch score every match.
     expect(request.track_scores).toBeUndefined();
     expect(request.sort).toEqual([
@@ -79,6 +86,18 @@ describe('buildSearchRequest', () => {
     const request = buildSearchRequest(criteria, page3, 'videos');
     const scoring = request.query?.bool?.must as { dis_max: { queries: unknown[]; tie_breaker?: number } };
     expect(scoring.dis_max.queries).toHaveLength(7);
+    // Stop words are left out where any word may match, kept where every word must.
+    const matches = scoring.dis_max.queries.flatMap((query) =>
+      Object.values(
+        (query as { match?: Record<string, { operator: string; analyzer?: string }> }).match ?? {},
+      ),
+    );
+    expect(matches.filter((match) => match.operator === 'or').map((match) => match.analyzer)).toEqual([
+      'video_text_stop',
+      'video_text_stop',
+      'video_text_stop',
+    ]);
+    expect(matches.filter((match) => match.operator === 'and').every((match) => !match.analyzer)).toBe(true);
     // A tie breaker keeps Elasticsearch from skipping documents (six times the cost, measured).
     expect(scoring.dis_max.tie_breaker).toBeUndefined();
     expect(JSON.stringify(scoring)).not.toMatch(/fuzziness/);
@@ -97,8 +116,8 @@ describe('buildSearchRequest', () => {
     ]);
   });
 
-  it('reads a cursor page on its point in time after the position, never by index or offset', () => {
-    const request = buildSearchRequest(
+  it('reads a cursor page and counts on its point in time after the position, never by index or offset', () => {
+    const { rank: request, count } = buildSearchRequests(
       criteria,
       { kind: 'after', pit: 'p1', keepAlive: '5m', searchAfter: [1.5, 0, 'id-9'], size: 21 },
       'videos',
@@ -110,12 +129,40 @@ describe('buildSearchRequest', () => {
     });
     expect(request.index).toBeUndefined();
     expect(request.from).toBeUndefined();
+    expect(count).toMatchObject({ pit: { id: 'p1', keep_alive: '5m' }, size: 0 });
+    expect(count.index).toBeUndefined();
+    expect(count.search_after).toBeUndefined();
+  });
+
+  it('counts exactly the videos the ranking scores: one of its broad alternatives, unscored', () => {
+    for (const q of ['Pyhton, DEPLOYING añadidos', 'data science a', 'pandas datafr']) {
+      const { rank, count } = buildSearchRequests(
+        { ...criteria, q, corrections: { pyhton: 'python' } },
+        page3,
+        'v',
+      );
+      const scored = (rank.query?.bool?.must as { dis_max: { queries: object[] } }).dis_max.queries;
+      const counted = (count.query?.bool?.filter as object[]).at(-1) as {
+        bool: { should: object[]; minimum_should_match: number };
+      };
+      expect(counted.bool.minimum_should_match).toBe(1);
+      // Any word in a field, the title as typed, the phrase, all words in the heading (with its stop
+      // words): the alternatives that may match on their own.
+      expect(counted.bool.should).toEqual(
+        scored.filter((query) => !/stems\.description.*"operator":"and"/.test(JSON.stringify(query))),
+      );
+      // All words in the description matches a subset of what any word there matches.
+      expect(scored.length - counted.bool.should.length).toBe(1);
+      expect(count.query?.bool?.must).toBeUndefined();
+    }
   });
 
   it('matches stems without accents, corrected where the index lacks one, and the typed words in the phrase and prefix', () => {
-    const [anyWord, , , allWords, , phrase, prefix] = alternatives('Pyhton, DEPLOYING añadidos', {
-      pyhton: 'python',
-    });
+    const scored = alternatives('Pyhton, DEPLOYING añadidos', { pyhton: 'python' });
+    const anyWord = scored[0];
+    const allWords = scored.find((query) => query.match?.['stems.heading']?.['operator' as never] === 'and');
+    const phrase = scored.find((query) => query.match_phrase);
+    const prefix = scored.find((query) => query.match_bool_prefix);
     expect(anyWord).toMatchObject({ match: { 'stems.heading': { query: 'python deploy anadido' } } });
     expect(allWords?.match?.['stems.heading']).toMatchObject({
       query: 'python deploy anadido',
@@ -131,7 +178,7 @@ describe('buildSearchRequest', () => {
       },
     });
     // The last word may still be being typed: its prefix is never corrected.
-    const [, , , , , , typing] = alternatives('deploying pyth', { pyth: 'path' });
+    const typing = alternatives('deploying pyth', { pyth: 'path' }).find((query) => query.match_bool_prefix);
     expect(typing).toMatchObject({ match_bool_prefix: { 'folded.title': { query: 'deploying pyth' } } });
   });
 
@@ -151,9 +198,11 @@ describe('buildSearchRequest', () => {
 });
 
 describe('facets', () => {
-  it('aggregates over all matches only when asked, each facet once', () => {
-    expect(buildSearchRequest(criteria, page3, 'videos').aggs).toBeUndefined();
-    const aggs = buildSearchRequest({ ...criteria, facets: ['author', 'year'] }, page3, 'videos').aggs!;
+  it('aggregates over all matches (in the count) only when asked, each facet once', () => {
+    expect(buildSearchRequests(criteria, page3, 'videos').count.aggs).toBeUndefined();
+    const { rank, count } = buildSearchRequests({ ...criteria, facets: ['author', 'year'] }, page3, 'videos');
+    expect(rank.aggs).toBeUndefined();
+    const aggs = count.aggs!;
     expect(Object.keys(aggs).sort()).toEqual(['author', 'year']);
     expect(aggs.author?.terms).toMatchObject({ field: 'authorId', size: FACET_SIZE });
     expect(aggs.year?.date_histogram).toMatchObject({ field: 'publishedAt', calendar_interval: 'year' });

@@ -74,33 +74,51 @@ function queryText(q: string, corrections: Record<string, string> = {}) {
   };
 }
 
+/** Where any word may match, stop words are left out (video-index.definition.ts). */
+const ANY_WORD_ANALYZER = 'video_text_stop';
+
 /** The shortest last word that also matches as a prefix: a single letter would match most videos. */
 export const MIN_PREFIX_LETTERS = 2;
 
 /**
- * The scoring part of a search: one `dis_max`, whose score is its best alternative's. The text is
- * folded (no accents, lower case) and stemmed by the application (search-text.ts), so every
- * alternative but the phrase and the prefix matches any inflection of a word:
- * - any word in the heading (title and speakers: ×2.5), the labels (tags and event: ×2) or the
- *   description (×2);
- * - every word in the heading (×6) or in the description (×4): all words rank above some;
- * - the words as they were typed (folded), as a phrase in the title, slop 2 (×9): phrase and
- *   proximity rank higher, and so does the exact form of a word above its other forms;
+ * The text part of a search, as two lists of alternatives. The text is folded (no accents, lower
+ * case) and stemmed by the application (search-text.ts), so every alternative but the phrase and
+ * the prefix matches any inflection of a word.
+ *
+ * `broad`: a video matches a search when it matches one of these:
+ * - any word in the heading (title and speakers: ×2.5), the labels (tags and event: ×1) or the
+ *   description (×0.5), stop words left out: `the` or `of` alone matched most videos, through the
+ *   longest posting lists of all;
  * - every word in the title with the last one as a prefix (×5): as-you-type. Prefixes of 2–10
  *   letters are indexed terms (one posting list, skipped through like a word's); a longer one
- *   expands to the few words that start with it.
- * A title match outranks a description-only one at each level. One `dis_max` without a tie breaker
- * lets Elasticsearch skip documents that cannot reach the page, so it costs about what a plain
- * `multi_match` costs; the same signals as separate `should` clauses (summed) cost 1.6–2× as
- * much at 121,713 videos, a tie breaker six times (docs/benchmarking.md). Typos are handled before this
- * query runs (`corrections`), not by fuzzy expansion of every word, which cost five times the
- * plain query at a million videos. The text only ever reaches `match`-family queries, which
- * analyse it as plain words: quotes, colons or `AND` are never syntax.
+ *   expands to the few words that start with it;
+ * - the words as they were typed (folded), as a phrase in the title, slop 2 (×9): phrase and
+ *   proximity rank higher, and so does the exact form of a word above its other forms;
+ * - every word in the heading, stop words included (×6): all words rank above some.
+ *
+ * `narrow`: every word in the description (×4), which matches only videos that any word in the
+ * description matches too (both without stop words).
+ *
+ * The weights of the any-word alternatives decide what a search costs: Elasticsearch skips the
+ * documents that cannot reach the page (block-max WAND), and a description word weighted low can
+ * seldom reach it, so most of the description's long posting lists are skipped (×2 cost 40 % more
+ * at a million videos; docs/benchmarking.md). A description's words rank through the all-words
+ * alternative. Typos are handled before this query runs (`corrections`), not by fuzzy expansion
+ * of every word, which cost five times the plain query at a million videos. The text only ever
+ * reaches `match`-family queries, which analyse it as plain words: quotes, colons or `AND` are
+ * never syntax.
  */
-function rankingQuery(q: string, corrections?: Record<string, string>): estypes.QueryDslQueryContainer {
+function textQueries(q: string, corrections?: Record<string, string>) {
   const { words, stems, typing } = queryText(q, corrections);
   const match = (field: string, boost: number, operator: 'or' | 'and' = 'or') => ({
-    match: { [field]: { query: stems, boost, operator } },
+    match: {
+      [field]: {
+        query: stems,
+        boost,
+        operator,
+        ...(operator === 'or' ? { analyzer: ANY_WORD_ANALYZER } : {}),
+      },
+    },
   });
   const last = typing.slice(typing.lastIndexOf(' ') + 1);
   const asTyped: estypes.QueryDslQueryContainer[] =
@@ -108,18 +126,38 @@ function rankingQuery(q: string, corrections?: Record<string, string>): estypes.
       ? [{ match_bool_prefix: { 'folded.title': { query: typing, operator: 'and', boost: 5 } } }]
       : [];
   return {
-    dis_max: {
-      queries: [
-        match('stems.heading', 2.5),
-        match('stems.labels', 2),
-        match('stems.description', 2),
-        match('stems.heading', 6, 'and'),
-        match('stems.description', 4, 'and'),
-        { match_phrase: { 'folded.title': { query: words, slop: 2, boost: 9 } } },
-        ...asTyped,
-      ],
-    },
+    broad: [
+      match('stems.heading', 2.5),
+      match('stems.labels', 1),
+      match('stems.description', 0.5),
+      ...asTyped,
+      { match_phrase: { 'folded.title': { query: words, slop: 2, boost: 9 } } },
+      // With the stop words the any-word one leaves out, so on its own when q is only stop words.
+      match('stems.heading', 6, 'and'),
+    ],
+    narrow: [match('stems.description', 4, 'and')],
   };
+}
+
+/**
+ * The scoring part of a search: one `dis_max` of every alternative, whose score is its best
+ * alternative's, so a title match outranks a description-only one at each level. One `dis_max`
+ * without a tie breaker lets Elasticsearch skip documents that cannot reach the page, so it costs
+ * about what a plain `multi_match` costs; the same signals as separate `should` clauses (summed)
+ * cost 1.6–2× as much at 121,713 videos, a tie breaker six times (docs/benchmarking.md).
+ */
+function rankingQuery(q: string, corrections?: Record<string, string>): estypes.QueryDslQueryContainer {
+  const { broad, narrow } = textQueries(q, corrections);
+  return { dis_max: { queries: [...broad, ...narrow] } };
+}
+
+/**
+ * The videos a search matches, unscored: one of the broad alternatives, which is exactly the set
+ * the ranking query scores (its narrow alternatives match subsets of them). Counting through this
+ * filter skips the scoring of every match that counting in the ranking request would need.
+ */
+function matchingQuery(q: string, corrections?: Record<string, string>): estypes.QueryDslQueryContainer {
+  return { bool: { should: textQueries(q, corrections).broad, minimum_should_match: 1 } };
 }
 
 function filters(criteria: SearchCriteria): estypes.QueryDslQueryContainer[] {
@@ -157,38 +195,55 @@ function completeSort(sort: SearchSort): estypes.SortCombinations[] {
   }
 }
 
-/** Builds the Elasticsearch request for one slice of a search. */
-export function buildSearchRequest(
-  criteria: SearchCriteria,
-  slice: Slice,
-  index: string,
-): estypes.SearchRequest {
-  const query: estypes.QueryDslQueryContainer = {
-    bool: {
-      filter: filters(criteria),
-      must: rankingQuery(criteria.q, criteria.corrections),
-    },
-  };
-  // Exact up to the window any page can reach, then a lower bound: counting every match of a
-  // common word in a million videos costs more than the search itself.
-  const common = { query, _source: false, track_total_hits: MAX_RESULT_WINDOW } as const;
+/** The two Elasticsearch requests of one slice of a search, sent together. */
+export interface SearchRequests {
+  /** The slice of the ranking: ids, scores and sort values, nothing counted. */
+  rank: estypes.SearchRequest;
+  /** How many videos match, exactly up to 10,000, and the facets over them: nothing scored. */
+  count: estypes.SearchRequest;
+}
+
+/**
+ * Builds the requests for one slice of a search. The ranking and the count are asked apart: a
+ * request that counts every match up to 10,000 must score each of them before Elasticsearch may
+ * skip any (block-max WAND), which at a million videos was most of a search's cost; the ranking
+ * alone skips from its first hits, and the count alone only walks posting lists
+ * (docs/benchmarking.md).
+ */
+export function buildSearchRequests(criteria: SearchCriteria, slice: Slice, index: string): SearchRequests {
+  const filter = filters(criteria);
+  // A point in time names its indices itself: the requests must not.
+  const target = slice.kind === 'after' ? { pit: { id: slice.pit, keep_alive: slice.keepAlive } } : { index };
   // A date order still reports each item's relevance. Sorted by score, the scores come anyway, and
   // asking for them again makes Elasticsearch score every match: twice the cost, measured.
   const tracked = criteria.sort === 'relevance' ? {} : { track_scores: true };
-  return {
-    ...common,
+  const rank: estypes.SearchRequest = {
+    ...target,
+    query: { bool: { filter, must: rankingQuery(criteria.q, criteria.corrections) } },
+    _source: false,
+    track_total_hits: false,
     size: slice.size,
     sort: completeSort(criteria.sort),
     ...tracked,
-    ...(criteria.facets?.length ? { aggs: facetAggregations(criteria.facets) } : {}),
-    // A point in time names its indices itself: the request must not.
     ...(slice.kind === 'after'
-      ? {
-          pit: { id: slice.pit, keep_alive: slice.keepAlive },
-          ...(slice.searchAfter ? { search_after: slice.searchAfter } : {}),
-        }
-      : { index, from: slice.from }),
+      ? slice.searchAfter
+        ? { search_after: slice.searchAfter }
+        : {}
+      : { from: slice.from }),
   };
+  const count: estypes.SearchRequest = {
+    ...target,
+    query: { bool: { filter: [...filter, matchingQuery(criteria.q, criteria.corrections)] } },
+    size: 0,
+    // Exact up to the window any page can reach, then a lower bound: counting every match of a
+    // common word in a million videos costs more than the search itself.
+    track_total_hits: MAX_RESULT_WINDOW,
+    // Each count is computed afresh: a live catalogue refreshes its index every second, and a
+    // benchmark that repeats its queries would otherwise measure the cache.
+    request_cache: false,
+    ...(criteria.facets?.length ? { aggs: facetAggregations(criteria.facets) } : {}),
+  };
+  return { rank, count };
 }
 
 /**
@@ -309,7 +364,7 @@ export function buildSuggestRequest(q: string, limit: number, index: string): es
 }
 
 /**
- * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description or labels),
+ * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description, tags, event),
  * each with the closest word it does hold: Elasticsearch's term suggester over the `spelling`
  * field, only for missing words (a word that is there costs one dictionary lookup).
  */
