@@ -86,16 +86,18 @@ describe('buildSearchRequests', () => {
     const request = buildSearchRequest(criteria, page3, 'videos');
     const scoring = request.query?.bool?.must as { dis_max: { queries: unknown[]; tie_breaker?: number } };
     expect(scoring.dis_max.queries).toHaveLength(7);
-    // Any word of the description or the labels weighs little: Elasticsearch skips most of their
-    // long posting lists (a third of the query's cost at a million videos with the description at ×2).
-    const boosts = Object.fromEntries(
-      scoring.dis_max.queries.flatMap((query) =>
-        Object.entries((query as { match?: Record<string, { operator: string; boost: number }> }).match ?? {})
-          .filter(([, match]) => match.operator === 'or')
-          .map(([field, match]) => [field, match.boost]),
+    // Stop words are left out where any word may match, kept where every word must.
+    const matches = scoring.dis_max.queries.flatMap((query) =>
+      Object.values(
+        (query as { match?: Record<string, { operator: string; analyzer?: string }> }).match ?? {},
       ),
     );
-    expect(boosts).toEqual({ 'stems.heading': 2.5, 'stems.labels': 1, 'stems.description': 0.5 });
+    expect(matches.filter((match) => match.operator === 'or').map((match) => match.analyzer)).toEqual([
+      'video_text_stop',
+      'video_text_stop',
+      'video_text_stop',
+    ]);
+    expect(matches.filter((match) => match.operator === 'and').every((match) => !match.analyzer)).toBe(true);
     // A tie breaker keeps Elasticsearch from skipping documents (six times the cost, measured).
     expect(scoring.dis_max.tie_breaker).toBeUndefined();
     expect(JSON.stringify(scoring)).not.toMatch(/fuzziness/);
@@ -144,12 +146,13 @@ describe('buildSearchRequests', () => {
         bool: { should: object[]; minimum_should_match: number };
       };
       expect(counted.bool.minimum_should_match).toBe(1);
-      // Any word in a field, or the title as typed: the alternatives that match on their own.
+      // Any word in a field, the title as typed, the phrase, all words in the heading (with its stop
+      // words): the alternatives that may match on their own.
       expect(counted.bool.should).toEqual(
-        scored.filter((query) => /"operator":"or"|match_bool_prefix/.test(JSON.stringify(query))),
+        scored.filter((query) => !/stems\.description.*"operator":"and"/.test(JSON.stringify(query))),
       );
-      // The others (all words in a field, the phrase) each match a subset of an any-word one.
-      expect(scored.length - counted.bool.should.length).toBe(3);
+      // All words in the description matches a subset of what any word there matches.
+      expect(scored.length - counted.bool.should.length).toBe(1);
       expect(count.query?.bool?.must).toBeUndefined();
     }
   });

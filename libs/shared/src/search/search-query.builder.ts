@@ -74,6 +74,9 @@ function queryText(q: string, corrections: Record<string, string> = {}) {
   };
 }
 
+/** Where any word may match, stop words are left out (video-index.definition.ts). */
+const ANY_WORD_ANALYZER = 'video_text_stop';
+
 /** The shortest last word that also matches as a prefix: a single letter would match most videos. */
 export const MIN_PREFIX_LETTERS = 2;
 
@@ -84,29 +87,38 @@ export const MIN_PREFIX_LETTERS = 2;
  *
  * `broad`: a video matches a search when it matches one of these:
  * - any word in the heading (title and speakers: ×2.5), the labels (tags and event: ×1) or the
- *   description (×0.5);
+ *   description (×0.5), stop words left out: `the` or `of` alone matched most videos, through the
+ *   longest posting lists of all;
  * - every word in the title with the last one as a prefix (×5): as-you-type. Prefixes of 2–10
  *   letters are indexed terms (one posting list, skipped through like a word's); a longer one
- *   expands to the few words that start with it.
- *
- * `narrow`: each matches only videos that a broad one matches too, and scores them higher:
- * - every word in the heading (×6) or in the description (×4): all words rank above some;
+ *   expands to the few words that start with it;
  * - the words as they were typed (folded), as a phrase in the title, slop 2 (×9): phrase and
- *   proximity rank higher, and so does the exact form of a word above its other forms.
+ *   proximity rank higher, and so does the exact form of a word above its other forms;
+ * - every word in the heading, stop words included (×6): all words rank above some.
+ *
+ * `narrow`: every word in the description (×4), which matches only videos that any word in the
+ * description matches too (both without stop words).
  *
  * The weights of the any-word alternatives decide what a search costs: Elasticsearch skips the
  * documents that cannot reach the page (block-max WAND), and a description or label word weighted
  * low seldom can, so most of their long posting lists are skipped (the description at ×2 cost a
  * third more at a million videos; docs/benchmarking.md). A description's words rank through the
- * all-words alternative. Typos are handled before this query runs (`corrections`), not by fuzzy
- * expansion of every word, which cost five times the plain query at a million videos. The text
- * only ever reaches `match`-family queries, which analyse it as plain words: quotes, colons or
- * `AND` are never syntax.
+ * all-words alternative. Typos are handled before this query runs (`corrections`), not by fuzzy expansion
+ * of every word, which cost five times the plain query at a million videos. The text only ever
+ * reaches `match`-family queries, which analyse it as plain words: quotes, colons or `AND` are
+ * never syntax.
  */
 function textQueries(q: string, corrections?: Record<string, string>) {
   const { words, stems, typing } = queryText(q, corrections);
   const match = (field: string, boost: number, operator: 'or' | 'and' = 'or') => ({
-    match: { [field]: { query: stems, boost, operator } },
+    match: {
+      [field]: {
+        query: stems,
+        boost,
+        operator,
+        ...(operator === 'or' ? { analyzer: ANY_WORD_ANALYZER } : {}),
+      },
+    },
   });
   const last = typing.slice(typing.lastIndexOf(' ') + 1);
   const asTyped: estypes.QueryDslQueryContainer[] =
@@ -119,12 +131,11 @@ function textQueries(q: string, corrections?: Record<string, string>) {
       match('stems.labels', 1),
       match('stems.description', 0.5),
       ...asTyped,
-    ],
-    narrow: [
-      match('stems.heading', 6, 'and'),
-      match('stems.description', 4, 'and'),
       { match_phrase: { 'folded.title': { query: words, slop: 2, boost: 9 } } },
+      // With the stop words the any-word one leaves out, so on its own when q is only stop words.
+      match('stems.heading', 6, 'and'),
     ],
+    narrow: [match('stems.description', 4, 'and')],
   };
 }
 
