@@ -103,10 +103,10 @@ export const MIN_PREFIX_LETTERS = 2;
  * documents that cannot reach the page (block-max WAND), and a description or label word weighted
  * low seldom can, so most of their long posting lists are skipped (the description at ×2 cost a
  * third more at a million videos; docs/benchmarking.md). A description's words rank through the
- * all-words alternative. Typos are handled before this query runs (`corrections`), not by fuzzy expansion
- * of every word, which cost five times the plain query at a million videos. The text only ever
- * reaches `match`-family queries, which analyse it as plain words: quotes, colons or `AND` are
- * never syntax.
+ * all-words alternative. Typos are handled before this query runs (`corrections`), not by fuzzy
+ * expansion of every word, which cost five times the plain query at a million videos. The text
+ * only ever reaches `match`-family queries, which analyse it as plain words: quotes, colons or
+ * `AND` are never syntax.
  */
 function textQueries(q: string, corrections?: Record<string, string>) {
   const { words, stems, typing } = queryText(q, corrections);
@@ -139,6 +139,8 @@ function textQueries(q: string, corrections?: Record<string, string>) {
   };
 }
 
+type TextQueries = ReturnType<typeof textQueries>;
+
 /**
  * The scoring part of a search: one `dis_max` of every alternative, whose score is its best
  * alternative's, so a title match outranks a description-only one at each level. One `dis_max`
@@ -146,8 +148,7 @@ function textQueries(q: string, corrections?: Record<string, string>) {
  * about what a plain `multi_match` costs; the same signals as separate `should` clauses (summed)
  * cost 1.6–2× as much at 121,713 videos, a tie breaker six times (docs/benchmarking.md).
  */
-function rankingQuery(q: string, corrections?: Record<string, string>): estypes.QueryDslQueryContainer {
-  const { broad, narrow } = textQueries(q, corrections);
+function rankingQuery({ broad, narrow }: TextQueries): estypes.QueryDslQueryContainer {
   return { dis_max: { queries: [...broad, ...narrow] } };
 }
 
@@ -156,8 +157,8 @@ function rankingQuery(q: string, corrections?: Record<string, string>): estypes.
  * the ranking query scores (its narrow alternatives match subsets of them). Counting through this
  * filter skips the scoring of every match that counting in the ranking request would need.
  */
-function matchingQuery(q: string, corrections?: Record<string, string>): estypes.QueryDslQueryContainer {
-  return { bool: { should: textQueries(q, corrections).broad, minimum_should_match: 1 } };
+function matchingQuery({ broad }: TextQueries): estypes.QueryDslQueryContainer {
+  return { bool: { should: broad, minimum_should_match: 1 } };
 }
 
 function filters(criteria: SearchCriteria): estypes.QueryDslQueryContainer[] {
@@ -212,6 +213,8 @@ export interface SearchRequests {
  */
 export function buildSearchRequests(criteria: SearchCriteria, slice: Slice, index: string): SearchRequests {
   const filter = filters(criteria);
+  // Folded and stemmed once, for both requests.
+  const text = textQueries(criteria.q, criteria.corrections);
   // A point in time names its indices itself: the requests must not.
   const target = slice.kind === 'after' ? { pit: { id: slice.pit, keep_alive: slice.keepAlive } } : { index };
   // A date order still reports each item's relevance. Sorted by score, the scores come anyway, and
@@ -219,21 +222,18 @@ export function buildSearchRequests(criteria: SearchCriteria, slice: Slice, inde
   const tracked = criteria.sort === 'relevance' ? {} : { track_scores: true };
   const rank: estypes.SearchRequest = {
     ...target,
-    query: { bool: { filter, must: rankingQuery(criteria.q, criteria.corrections) } },
+    query: { bool: { filter, must: rankingQuery(text) } },
     _source: false,
     track_total_hits: false,
     size: slice.size,
     sort: completeSort(criteria.sort),
     ...tracked,
-    ...(slice.kind === 'after'
-      ? slice.searchAfter
-        ? { search_after: slice.searchAfter }
-        : {}
-      : { from: slice.from }),
+    ...(slice.kind === 'window' ? { from: slice.from } : {}),
+    ...(slice.kind === 'after' && slice.searchAfter ? { search_after: slice.searchAfter } : {}),
   };
   const count: estypes.SearchRequest = {
     ...target,
-    query: { bool: { filter: [...filter, matchingQuery(criteria.q, criteria.corrections)] } },
+    query: { bool: { filter: [...filter, matchingQuery(text)] } },
     size: 0,
     // Exact up to the window any page can reach, then a lower bound: counting every match of a
     // common word in a million videos costs more than the search itself.
@@ -310,7 +310,7 @@ export function positionRequest(
     query: {
       bool: {
         filter: [{ ids: { values: [id] } }],
-        must: rankingQuery(criteria.q, criteria.corrections),
+        must: rankingQuery(textQueries(criteria.q, criteria.corrections)),
       },
     },
     sort: completeSort(criteria.sort),
