@@ -3,7 +3,8 @@
 # from the npm registry) first on PATH, so any Node >= 20 that runs npm is enough to start with.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "[node] installing the locked dependencies" >&2
-  npm install --no-audit --no-fund --no-save
+  source "$(dirname "${BASH_SOURCE[0]}")/npm-install.sh"
+  install_locked || exit 1
 fi
 export PATH="$PWD/node_modules/.bin:$PATH"
 if ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 24 ? 0 : 1)'; then
