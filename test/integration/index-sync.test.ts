@@ -1,5 +1,7 @@
+import { errors, type estypes } from '@elastic/elasticsearch';
 import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
 import { ReindexService } from '@app/shared/search/reindex.service';
+import { SearchIndexService } from '@app/shared/search/search-index.service';
 import { seedVideos } from '../support/seed';
 import { openTestContext, type TestContext } from '../support/test-context';
 
@@ -112,4 +114,53 @@ describe('index sync', () => {
     expect(indexed).not.toContain(purged);
     expect((await context.search.document(changed!))?.title).toBe('Edited during reindex');
   }, 60_000);
+
+  describe('searches sent together (one _msearch)', () => {
+    const FILTER = ['hits.total', 'hits.hits._id'];
+    const titled = (word: string): estypes.SearchRequest => ({
+      index: context.search.alias,
+      query: { match: { title: word } },
+      sort: [{ id: { order: 'asc' } }],
+      _source: false,
+    });
+
+    it('answers each search as it answers alone, in the order asked', async () => {
+      await seedVideos(context, 5, { title: (i) => (i < 3 ? `Otter talk ${i}` : `Heron talk ${i}`) });
+      await context.search.refresh();
+      const searches = [
+        titled('otter'),
+        titled('heron'),
+        { ...titled('talk'), size: 0, request_cache: false },
+      ];
+      const alone = await Promise.all(
+        searches.map((search) => context.search.search({ ...search, filter_path: FILTER })),
+      );
+      const together = await context.search.searchTogether(searches, FILTER);
+      expect(together).toEqual(alone);
+      expect(together.map((answer) => answer.hits.total)).toEqual([
+        { value: 3, relation: 'eq' },
+        { value: 2, relation: 'eq' },
+        { value: 5, relation: 'eq' },
+      ]);
+      expect(together[0]!.hits.hits).toHaveLength(3);
+    });
+
+    it('throws a search that fails as that search alone throws: its status and its cause', async () => {
+      const missing = { ...titled('otter'), index: `${context.search.alias}_missing` };
+      const failure = await context.search
+        .searchTogether([titled('otter'), missing], FILTER)
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(errors.ResponseError);
+      expect((failure as errors.ResponseError).statusCode).toBe(404);
+      // A missing index is one the API answers 503 for (not there before the first setup).
+      expect(SearchIndexService.isUnavailable(failure)).toBe(true);
+
+      const malformed = { ...titled('otter'), sort: [{ title: { order: 'asc' } }] } as estypes.SearchRequest;
+      const refused = await context.search
+        .searchTogether([malformed], FILTER)
+        .catch((error: unknown) => error);
+      expect((refused as errors.ResponseError).statusCode).toBe(400);
+      expect(SearchIndexService.isUnavailable(refused)).toBe(false);
+    });
+  });
 });

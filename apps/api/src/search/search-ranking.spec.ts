@@ -35,6 +35,11 @@ class FakeIndex {
     return Promise.resolve(`pit-${this.pits}`);
   }
 
+  /** As `_msearch` answers: each search as it would alone, a failure as that search's. */
+  searchTogether(requests: estypes.SearchRequest[]): Promise<estypes.SearchResponse[]> {
+    return Promise.all(requests.map((request) => this.search(request)));
+  }
+
   search(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {
     if (this.fail) return Promise.reject(this.fail);
     if (request.size === 0 && !request.aggs?.held) {

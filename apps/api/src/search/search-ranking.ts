@@ -55,6 +55,15 @@ const FILTER_PATH = [
   'hits.hits.sort',
 ];
 
+/**
+ * A search that fails on a shard (its node lost between the query and the fetch) would otherwise
+ * answer 200 without that shard's hits: it fails instead, is retried on another node, and at worst
+ * answers 503.
+ */
+function whole(request: estypes.SearchRequest): estypes.SearchRequest {
+  return { ...request, allow_partial_search_results: false };
+}
+
 /** The answers to a slice's two requests (`SearchRequests`). */
 interface SearchResponses {
   rank: estypes.SearchResponse;
@@ -195,23 +204,16 @@ export class SearchRanking {
     return response.hits?.hits?.[0]?.sort;
   }
 
-  /** A slice's ranking and its count, asked at the same time. */
+  /** A slice's ranking and its count, asked together (one `_msearch`). */
   private async run({ rank, count }: SearchRequests): Promise<SearchResponses> {
-    const [ranking, counted] = await Promise.all([this.read(rank), this.read(count)]);
-    return { rank: ranking, count: counted };
+    const [ranking, counted] = await this.unlessUnavailable(() =>
+      this.index.searchTogether([whole(rank), whole(count)], FILTER_PATH),
+    );
+    return { rank: ranking!, count: counted! };
   }
 
   private read(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {
-    return this.unlessUnavailable(() =>
-      this.index.search({
-        ...request,
-        filter_path: FILTER_PATH,
-        // A shard that fails (its node lost between the query and the fetch) would otherwise leave
-        // a 200 that silently lacks that shard's hits: the search fails instead, is retried on
-        // another node, and at worst answers 503.
-        allow_partial_search_results: false,
-      }),
-    );
+    return this.unlessUnavailable(() => this.index.search({ ...whole(request), filter_path: FILTER_PATH }));
   }
 
   /** The index cannot answer: 503 (docs/contract.md §7); any other failure is a fault of ours. */

@@ -12,6 +12,7 @@ import { AsciiIds1795219200000 } from './migrations/1795219200000-ascii-ids';
 import { SpeakersEvent1795305600000 } from './migrations/1795305600000-speakers-event';
 import { Outbox1795348800000 } from './migrations/1795348800000-outbox';
 import { TrashErasuresReceipts1795392000000 } from './migrations/1795392000000-trash-erasures-receipts';
+import { SearchCheckIndex1795478400000 } from './migrations/1795478400000-search-check-index';
 
 export const ENTITIES = [
   VideoEntity,
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   SpeakersEvent1795305600000,
   Outbox1795348800000,
   TrashErasuresReceipts1795392000000,
+  SearchCheckIndex1795478400000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

@@ -4,6 +4,9 @@ import type { AppConfig } from '../config/config.schema';
 /** Injection token for the Elasticsearch client. */
 export const SEARCH_CLIENT = Symbol('SEARCH_CLIENT');
 
+/** How many times a request is sent again after a connection error or a 502–504. */
+export const SEARCH_CLIENT_RETRIES = 2;
+
 /**
  * Seconds to wait before retry `attempt` on a connection error: 50–100 ms, then 100–200 ms. The
  * client's default (1–2 s, then 2–4 s) held every request for 3–6 s while the cluster was away, so
@@ -46,7 +49,7 @@ export function createSearchClient(config: Pick<AppConfig, 'ELASTICSEARCH_URL'>)
   return new Client({
     nodes: elasticsearchNodes(config.ELASTICSEARCH_URL),
     requestTimeout: 10_000,
-    maxRetries: 2,
+    maxRetries: SEARCH_CLIENT_RETRIES,
     Transport: PromptRetryTransport,
     // The test distribution has no root endpoint, so the client must not sniff or check the product on it.
     sniffOnStart: false,
