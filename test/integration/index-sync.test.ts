@@ -2,6 +2,7 @@ import { errors, type estypes } from '@elastic/elasticsearch';
 import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
 import { ReindexService } from '@app/shared/search/reindex.service';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
+import { buildSearchRequests } from '@app/shared/search/search-query.builder';
 import { seedVideos } from '../support/seed';
 import { openTestContext, type TestContext } from '../support/test-context';
 
@@ -162,5 +163,52 @@ describe('index sync', () => {
       expect((refused as errors.ResponseError).statusCode).toBe(400);
       expect(SearchIndexService.isUnavailable(refused)).toBe(false);
     });
+  });
+
+  it('counts the very videos the ranking matches, however few alternatives the count asks', async () => {
+    const titles = [
+      'The art of data science',
+      'Its own pace',
+      'Deploying Python services',
+      'A guide to the pandas',
+      'Of mice and men',
+      'Pythons in the wild',
+      'Is it a bird',
+    ];
+    await seedVideos(context, titles.length, {
+      title: (i) => titles[i]!,
+      description: (i) => (i % 2 === 0 ? 'Notes on the service and its data' : 'Of the wild and the tame'),
+    });
+    const total = async (request: estypes.SearchRequest) =>
+      ((await context.search.search(request)).hits.total as estypes.SearchTotalHits).value;
+    const counts: number[] = [];
+    for (const q of [
+      'the art',
+      'its',
+      'of and',
+      'a the',
+      'is it',
+      'deploying python',
+      'python servic',
+      'wild',
+    ]) {
+      const { rank, count } = buildSearchRequests(
+        { q, sort: 'relevance' },
+        { kind: 'window', from: 0, size: 10 },
+        context.search.alias,
+      );
+      // Every alternative the ranking scores, as the filter: what the ranking matches.
+      const scored = (rank.query?.bool?.must as { dis_max: { queries: estypes.QueryDslQueryContainer[] } })
+        .dis_max.queries;
+      const [state] = count.query?.bool?.filter as estypes.QueryDslQueryContainer[];
+      const matched = await total({
+        ...count,
+        query: { bool: { filter: [state!, { bool: { should: scored, minimum_should_match: 1 } }] } },
+      });
+      expect({ q, counted: await total(count) }).toEqual({ q, counted: matched });
+      counts.push(matched);
+    }
+    // Queries of stop words only and queries with other words, each matching something.
+    expect(counts.every((count) => count > 0)).toBe(true);
   });
 });

@@ -135,7 +135,7 @@ describe('buildSearchRequests', () => {
   });
 
   it('counts exactly the videos the ranking scores: one of its broad alternatives, unscored', () => {
-    for (const q of ['Pyhton, DEPLOYING añadidos', 'data science a', 'pandas datafr']) {
+    for (const q of ['the of', 'is it']) {
       const { rank, count } = buildSearchRequests(
         { ...criteria, q, corrections: { pyhton: 'python' } },
         page3,
@@ -146,14 +146,41 @@ describe('buildSearchRequests', () => {
         bool: { should: object[]; minimum_should_match: number };
       };
       expect(counted.bool.minimum_should_match).toBe(1);
-      // Any word in a field, the title as typed, the phrase, all words in the heading (with its stop
-      // words): the alternatives that may match on their own.
+      // Only stop words: any word in a field matches nothing, so the title as typed, the phrase and
+      // all words in the heading (with its stop words) count too.
       expect(counted.bool.should).toEqual(
         scored.filter((query) => !/stems\.description.*"operator":"and"/.test(JSON.stringify(query))),
       );
       // All words in the description matches a subset of what any word there matches.
       expect(scored.length - counted.bool.should.length).toBe(1);
       expect(count.query?.bool?.must).toBeUndefined();
+    }
+  });
+
+  it('counts through any word and the title as typed when q holds a word that is not a stop word', () => {
+    // `its` stems to `it`, a stop word: `a its` is all stop words where any word may match.
+    const cases: [string, number][] = [
+      ['Pyhton, DEPLOYING añadidos', 4],
+      ['data science a', 3],
+      ['pandas datafr', 4],
+      ['the x', 3],
+      ['a its', 6],
+    ];
+    for (const [q, alternatives] of cases) {
+      const { rank, count } = buildSearchRequests(
+        { ...criteria, q, corrections: { pyhton: 'python' } },
+        page3,
+        'v',
+      );
+      const scored = (rank.query?.bool?.must as { dis_max: { queries: object[] } }).dis_max.queries;
+      const counted = (count.query?.bool?.filter as object[]).at(-1) as { bool: { should: object[] } };
+      const text = (query: object) => JSON.stringify(query);
+      expect(counted.bool.should.map(text)).toHaveLength(alternatives);
+      // Each counted alternative is one the ranking scores.
+      for (const query of counted.bool.should) expect(scored.map(text)).toContain(text(query));
+      if (alternatives < 6) {
+        expect(counted.bool.should.map(text).join()).not.toMatch(/match_phrase|heading[^}]*"and"/);
+      }
     }
   });
 

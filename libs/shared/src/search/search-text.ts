@@ -6,6 +6,17 @@ import stem from 'wink-porter2-stemmer';
  */
 export const QUERY_WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
 
+/**
+ * The words that match nowhere on their own (`the`, `of`, `and`…): Lucene's English stop words,
+ * which the index's `video_stop` filter removes where any word of a query may match
+ * (video-index.definition.ts), and which the search needs to know too (search-query.builder.ts).
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(
+    ' ',
+  ),
+);
+
 /** Latin letters that Unicode does not decompose into a base letter and marks. */
 const UNDECOMPOSED: Record<string, string> = {
   ß: 'ss',

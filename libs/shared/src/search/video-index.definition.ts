@@ -1,4 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
+import { STOP_WORDS } from './search-text';
 
 /**
  * The search index, built only from analysis that Elasticsearch's server core ships (standard
@@ -16,7 +17,8 @@ export const videoIndexSettings: estypes.IndicesIndexSettings = {
   number_of_replicas: 0,
   analysis: {
     filter: {
-      video_stop: { type: 'stop', stopwords: '_english_' },
+      // Lucene's English stop words (`_english_`), spelt out: the search reads the same list.
+      video_stop: { type: 'stop', stopwords: [...STOP_WORDS] },
     },
     analyzer: {
       video_text: { type: 'custom', tokenizer: 'standard', filter: ['lowercase'] },
