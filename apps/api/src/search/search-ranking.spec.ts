@@ -76,11 +76,13 @@ class FakeIndex {
       }
     }
     const from = request.from ?? 0;
-    const hits = docs.slice(from, from + (request.size ?? 10)).map((d) => ({
+    // Like the ranking's answer: no `_id` (no stored field is read), and on a point in time a
+    // tie breaker of Elasticsearch's own after the complete order's keys.
+    const hits = docs.slice(from, from + (request.size ?? 10)).map((d, i) => ({
       _index: 'videos',
-      _id: d.id,
+      ...(request.stored_fields ? {} : { _id: d.id }),
       _score: d.score,
-      ...(request.sort ? { sort: [...key(d)] } : {}),
+      ...(request.sort ? { sort: [...key(d), ...(request.pit ? [from + i] : [])] } : {}),
     }));
     return Promise.resolve({
       took: 1,

@@ -10,6 +10,7 @@ import {
   heldWords,
   heldWordsRequest,
   positionRequest,
+  rankedId,
   typoSuggestions,
   type FacetCount,
   type SearchCriteria,
@@ -45,15 +46,7 @@ export interface Ranking {
 type Suggested = Parameters<typeof corrections>[0];
 
 /** Only what the ranking needs travels back: ids, scores, sort values, the counts, the suggester's verdicts. */
-const FILTER_PATH = [
-  'pit_id',
-  'suggest',
-  'aggregations',
-  'hits.total',
-  'hits.hits._id',
-  'hits.hits._score',
-  'hits.hits.sort',
-];
+const FILTER_PATH = ['pit_id', 'suggest', 'aggregations', 'hits.total', 'hits.hits._score', 'hits.hits.sort'];
 
 /**
  * A search that fails on a shard (its node lost between the query and the fetch) would otherwise
@@ -87,13 +80,20 @@ function ranked(
   const last = onPage.at(-1);
   const total = count.hits?.total;
   return {
-    hits: onPage.map((hit) => ({ id: hit._id!, score: hit._score ?? 0 })),
+    hits: onPage.map((hit) => ({ id: rankedId(hit, criteria.sort), score: hit._score ?? 0 })),
     total: typeof total === 'number' ? total : (total?.value ?? 0),
     relation: typeof total === 'object' && total.relation === 'gte' ? 'gte' : 'eq',
     corrections,
     ...(criteria.facets?.length ? { facets: facetCounts(count, criteria.facets) } : {}),
     ...(hits.length > limit && last
-      ? { next: { ...(pit ? { pit } : {}), after: last.sort!, lastId: last._id!, corrections } }
+      ? {
+          next: {
+            ...(pit ? { pit } : {}),
+            after: last.sort!,
+            lastId: rankedId(last, criteria.sort),
+            corrections,
+          },
+        }
       : {}),
   };
 }
