@@ -1,4 +1,11 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  createSecretKey,
+  randomBytes,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import type { estypes } from '@elastic/elasticsearch';
 import { ProblemException } from '@app/shared/http/problem';
 import type { SearchCriteria } from '@app/shared/search/search-query.builder';
@@ -37,6 +44,13 @@ export function fingerprint(criteria: SearchCriteria): string {
   return createHash('sha256').update(JSON.stringify(selected)).digest('base64url').slice(0, 22);
 }
 
+/** The bytes of the cursor key (see the `SearchCursors` constructor). */
+function cursorKey({ cursorSecret, jwtSecret }: { cursorSecret?: string; jwtSecret?: string }): Buffer {
+  if (cursorSecret) return Buffer.from(cursorSecret);
+  if (jwtSecret) return createHmac('sha256', jwtSecret).update('search-cursor').digest();
+  return randomBytes(32);
+}
+
 const invalid = (reason: string) => ProblemException.badRequest([{ name: 'cursor', reason }]);
 
 /**
@@ -45,7 +59,8 @@ const invalid = (reason: string) => ProblemException.badRequest([{ name: 'cursor
  * cursor, and every API process of one deployment accepts every other's.
  */
 export class SearchCursors {
-  private readonly key: Buffer;
+  /** Imported once: an HMAC under a raw buffer imports the key again on every page. */
+  private readonly key: KeyObject;
 
   /**
    * `secret`: SEARCH_CURSOR_SECRET, else a key derived from JWT_SECRET (a separate purpose, so a
@@ -56,10 +71,7 @@ export class SearchCursors {
     readonly ttlMs: number,
     private readonly now: () => number = Date.now,
   ) {
-    if (secret.cursorSecret) this.key = Buffer.from(secret.cursorSecret);
-    else if (secret.jwtSecret)
-      this.key = createHmac('sha256', secret.jwtSecret).update('search-cursor').digest();
-    else this.key = randomBytes(32);
+    this.key = createSecretKey(cursorKey(secret));
   }
 
   encode(search: string, position: CursorPosition): string {
