@@ -141,7 +141,7 @@ function textQueries(q: string, corrections?: Record<string, string>) {
     narrow: [match('stems.description', 4, 'and')],
     // A video in the phrase or with every word in the heading has each of q's stems in its heading,
     // so any word there matches it too, unless every stem is a stop word.
-    matching: keyed ? [...anyWord, ...asTyped] : [...anyWord, ...asTyped, ...precise],
+    matching: [...anyWord, ...asTyped, ...(keyed ? [] : precise)],
   };
 }
 
