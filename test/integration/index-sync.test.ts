@@ -28,6 +28,34 @@ describe('index sync', () => {
     expect((await context.search.document(id!))?.title).toBe('Newer title');
   });
 
+  it('loads row batches in bulks: older versions count as stale, a document the index refuses stops the load', async () => {
+    const ids = await seedVideos(context, 30);
+    const rows = await context.videos.findByIds(ids);
+    const index = context.search.newIndexName();
+    await context.search.createIndex(index);
+    const inBatches = (videos: typeof rows) => [videos.slice(0, 10), videos.slice(10)];
+    const settings = (body: object) =>
+      fetch(`${context.config.ELASTICSEARCH_URL}/${index}/_settings`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      });
+    try {
+      expect(await context.search.indexAll(inBatches(rows), index)).toEqual({ indexed: 30, stale: 0 });
+      // The same versions again: each one the index already holds is a conflict, not a failure.
+      expect(await context.search.indexAll(inBatches(rows), index)).toEqual({ indexed: 0, stale: 30 });
+      expect((await settings({ 'index.blocks.write': true })).ok).toBe(true);
+      const newer = rows.map((row) => ({ ...row, version: row.version + 1 }));
+      await expect(context.search.indexAll(inBatches(newer), index)).rejects.toThrow(
+        /Bulk indexing failed for \d+ document\(s\): .*cluster_block_exception/,
+      );
+    } finally {
+      await settings({ 'index.blocks.write': null });
+      await context.search.deleteIndex(index);
+    }
+  }, 30_000);
+
   it('refuses to write through a missing alias instead of creating an index under its name', async () => {
     const [id] = await seedVideos(context, 1);
     const rows = await context.videos.findByIds([id!]);

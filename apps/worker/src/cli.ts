@@ -10,7 +10,7 @@ import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 import { VideoImporter } from '@app/shared/importer/video-importer';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
-import { ReindexService } from '@app/shared/search/reindex.service';
+import { REINDEX_BATCH, ReindexService } from '@app/shared/search/reindex.service';
 import { shardCountAdvice } from '@app/shared/search/search-index.service';
 import { openCliContext } from './cli/cli-context';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
@@ -126,7 +126,12 @@ program
   .description(
     'rebuild the search index from MySQL into a new index and swap the alias (searches keep working)',
   )
-  .option('--batch-size <n>', 'rows per bulk request', positiveInt, 2_000)
+  .option(
+    '--batch-size <n>',
+    'rows read from MySQL at a time (bulk requests are cut by size)',
+    positiveInt,
+    REINDEX_BATCH,
+  )
   .option('--no-progress', 'no progress bar (for logs and CI)')
   .action(async (options: { batchSize: number; progress: boolean }) => {
     const config = loadConfig();

@@ -184,6 +184,20 @@ describe('SearchRanking', () => {
     expect(index.requests.map((request) => request.suggest !== undefined)).toEqual([true, false]);
   });
 
+  it('learns every word of q, also one the suggester answers for in words of its own', async () => {
+    const index = new FakeIndex([doc('a', 2)]);
+    // Elasticsearch's tokenizer cuts Japanese text into single characters: the suggester's entries
+    // never name the folded word itself.
+    index.suggest = {
+      spelling: [...[...'データ'].map((text) => ({ text, options: [] })), { text: 'pandas', options: [] }],
+    };
+    const search = ranking(index);
+    const typed = { ...criteria, q: 'データ pandas' };
+    await search.page(typed, 1, 5);
+    await search.page(typed, 1, 5);
+    expect(index.requests.map((request) => request.suggest !== undefined)).toEqual([true, false]);
+  });
+
   it('walks every result once through cursor positions while scores shift underneath', async () => {
     const docs = Array.from({ length: 23 }, (_, i) => doc(`v${String(i).padStart(2, '0')}`, 10 - (i % 7), i));
     const index = new FakeIndex(docs);

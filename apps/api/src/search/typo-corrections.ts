@@ -28,7 +28,7 @@ export class TypoCorrections {
     return found;
   }
 
-  /** Remembers the suggester's verdict on every word it was asked about. */
+  /** Remembers the suggester's verdict on every word of a search (folded): a correction, or none. */
   learn(asked: string[], corrections: Record<string, string>): void {
     for (const word of asked) this.known.set(word.toLowerCase(), corrections[word.toLowerCase()] ?? NONE);
   }

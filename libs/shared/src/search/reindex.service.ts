@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { VideoEntity } from '../video/video.entity';
 import { VideoRepository } from '../video/video.repository';
 import { SearchIndexService } from './search-index.service';
 
@@ -16,7 +17,11 @@ export interface ReindexResult {
 
 /** Clocks of the processes that write rows may differ a little: catch-up looks back this much further. */
 const CLOCK_MARGIN_MS = 60_000;
-const BULKS_IN_FLIGHT = 2;
+/**
+ * Rows read from MySQL at a time. Bulk bodies are cut by size (`SearchIndexService.indexAll`); a
+ * small read keeps what a reindex holds small, and V8 lets the heap grow to a multiple of that.
+ */
+export const REINDEX_BATCH = 500;
 
 /**
  * Full rebuild from MySQL with no downtime: load a new index while searches keep using the old
@@ -36,7 +41,7 @@ export class ReindexService {
     options: { batchSize?: number; onProgress?: (p: ReindexProgress) => void | Promise<void> } = {},
   ): Promise<ReindexResult> {
     const started = performance.now();
-    const batchSize = options.batchSize ?? 2_000;
+    const batchSize = options.batchSize ?? REINDEX_BATCH;
     const index = this.search.newIndexName();
     const previous = await this.search.aliasTargets();
     const loadStart = new Date(Date.now() - CLOCK_MARGIN_MS);
@@ -44,18 +49,15 @@ export class ReindexService {
     await this.search.createIndex(index, { loading: true });
     let documents = 0;
     try {
-      // Keep two bulk requests in flight while the next batch is read: MySQL, Node and Elasticsearch all busy.
-      const inFlight = new Set<Promise<unknown>>();
-      for await (const rows of this.videos.rowBatches(batchSize)) {
-        if (inFlight.size >= BULKS_IN_FLIGHT) await Promise.race(inFlight);
-        const bulk: Promise<unknown> = this.search
-          .indexVideos(rows, index)
-          .finally(() => inFlight.delete(bulk));
-        inFlight.add(bulk);
-        documents += rows.length;
-        await options.onProgress?.({ documents });
-      }
-      await Promise.all(inFlight);
+      // MySQL reads the next rows while Elasticsearch writes the last bulks (`indexAll`).
+      const counted = async function* (batches: AsyncIterable<VideoEntity[]>) {
+        for await (const rows of batches) {
+          yield rows;
+          documents += rows.length;
+          await options.onProgress?.({ documents });
+        }
+      };
+      await this.search.indexAll(counted(this.videos.rowBatches(batchSize)), index);
       const swapStart = new Date(Date.now() - CLOCK_MARGIN_MS);
       let caughtUp = await this.catchUp(index, loadStart, batchSize);
       await this.search.finishLoading(index);
@@ -75,11 +77,8 @@ export class ReindexService {
 
   /** Rewrites rows changed since `since` and removes videos purged since then. */
   private async catchUp(index: string, since: Date, batchSize: number): Promise<number> {
-    let count = 0;
-    for await (const rows of this.videos.rowBatches(batchSize, since)) {
-      await this.search.indexVideos(rows, index);
-      count += rows.length;
-    }
+    const { indexed, stale } = await this.search.indexAll(this.videos.rowBatches(batchSize, since), index);
+    const count = indexed + stale;
     const purged = await this.videos.purgedSince(since);
     for (let i = 0; i < purged.length; i += batchSize) {
       await this.search.deleteDocuments(purged.slice(i, i + batchSize), index);
