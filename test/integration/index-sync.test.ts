@@ -56,6 +56,49 @@ describe('index sync', () => {
     }
   }, 30_000);
 
+  it('merges a loaded index that has more segments than one tier of the merge policy, and leaves one with fewer', async () => {
+    const ids = await seedVideos(context, 12);
+    const rows = await context.videos.findByIds(ids);
+    const segments = async (index: string) => {
+      const response = await fetch(
+        `${context.config.ELASTICSEARCH_URL}/${index}/_stats/segments?filter_path=_all.primaries.segments.count`,
+        { signal: AbortSignal.timeout(10_000) },
+      );
+      const body = (await response.json()) as { _all: { primaries: { segments: { count: number } } } };
+      return body._all.primaries.segments.count;
+    };
+    // One segment per refresh: each video written and made visible on its own, and the merge
+    // policy told to leave up to 50 alone, so that only `finishLoading` merges.
+    const loaded = async (count: number) => {
+      const index = context.search.newIndexName();
+      await context.search.createIndex(index, { loading: true });
+      const tier = await fetch(`${context.config.ELASTICSEARCH_URL}/${index}/_settings`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ 'index.merge.policy.segments_per_tier': 50 }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(tier.ok).toBe(true);
+      for (const row of rows.slice(0, count)) {
+        await context.search.indexAll([[row]], index);
+        await context.search.refresh(index);
+      }
+      return index;
+    };
+    const many = await loaded(12);
+    const few = await loaded(3);
+    try {
+      expect(await segments(many)).toBe(12);
+      await context.search.finishLoading(many);
+      expect(await segments(many)).toBe(1);
+      await context.search.finishLoading(few);
+      expect(await segments(few)).toBe(3);
+    } finally {
+      await context.search.deleteIndex(many);
+      await context.search.deleteIndex(few);
+    }
+  }, 60_000);
+
   it('refuses to write through a missing alias instead of creating an index under its name', async () => {
     const [id] = await seedVideos(context, 1);
     const rows = await context.videos.findByIds([id!]);
