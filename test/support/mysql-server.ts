@@ -17,6 +17,9 @@ export interface OwnMysql {
   destroy(): Promise<void>;
 }
 
+/** Debian installs `mariadbd` in /usr/sbin, which a shell's PATH may leave out (a non-root one's does). */
+const SERVER_ENV = { ...process.env, PATH: [process.env.PATH, '/usr/sbin', '/usr/local/sbin'].join(':') };
+
 /**
  * A MariaDB server of the test's own (the Debian `mariadbd`), on a free loopback port with a fresh
  * data directory, so restarting it touches nothing else. Root logs in without a password, like the
@@ -25,13 +28,17 @@ export interface OwnMysql {
 export async function startOwnMysql(database = 'videos_test'): Promise<OwnMysql> {
   const dir = mkdtempSync(join(tmpdir(), 'videos-mysql-'));
   const datadir = join(dir, 'data');
-  await promisify(execFile)('mariadb-install-db', [
-    '--no-defaults',
-    `--datadir=${datadir}`,
-    '--auth-root-authentication-method=normal',
-    '--skip-test-db',
-    '--user=root',
-  ]);
+  await promisify(execFile)(
+    'mariadb-install-db',
+    [
+      '--no-defaults',
+      `--datadir=${datadir}`,
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+      '--user=root',
+    ],
+    { env: SERVER_ENV },
+  );
   const port = await freePort();
   let child: ChildProcess | undefined;
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
@@ -54,7 +61,7 @@ export async function startOwnMysql(database = 'videos_test'): Promise<OwnMysql>
           '--skip-name-resolve',
           '--innodb-buffer-pool-size=64M',
         ],
-        { stdio: 'ignore' },
+        { stdio: 'ignore', env: SERVER_ENV },
       );
       child = started;
       await waitFor(
