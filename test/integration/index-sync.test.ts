@@ -19,6 +19,15 @@ describe('index sync', () => {
 
   const versionOf = async (id: string) => (await context.search.versions([id])).get(id);
 
+  /** Changes an index's settings straight through Elasticsearch's API, as an operator would. */
+  const putSettings = (index: string, settings: object) =>
+    fetch(`${context.config.ELASTICSEARCH_URL}/${index}/_settings`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(settings),
+      signal: AbortSignal.timeout(10_000),
+    });
+
   it('never lets an older write overwrite a newer one (external versions)', async () => {
     const [id] = await seedVideos(context, 1, { title: () => 'Versioned talk' });
     const [row] = await context.videos.findByIds([id!]);
@@ -34,24 +43,17 @@ describe('index sync', () => {
     const index = context.search.newIndexName();
     await context.search.createIndex(index);
     const inBatches = (videos: typeof rows) => [videos.slice(0, 10), videos.slice(10)];
-    const settings = (body: object) =>
-      fetch(`${context.config.ELASTICSEARCH_URL}/${index}/_settings`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(10_000),
-      });
     try {
       expect(await context.search.indexAll(inBatches(rows), index)).toEqual({ indexed: 30, stale: 0 });
       // The same versions again: each one the index already holds is a conflict, not a failure.
       expect(await context.search.indexAll(inBatches(rows), index)).toEqual({ indexed: 0, stale: 30 });
-      expect((await settings({ 'index.blocks.write': true })).ok).toBe(true);
+      expect((await putSettings(index, { 'index.blocks.write': true })).ok).toBe(true);
       const newer = rows.map((row) => ({ ...row, version: row.version + 1 }));
       await expect(context.search.indexAll(inBatches(newer), index)).rejects.toThrow(
         /Bulk indexing failed for \d+ document\(s\): .*cluster_block_exception/,
       );
     } finally {
-      await settings({ 'index.blocks.write': null });
+      await putSettings(index, { 'index.blocks.write': null });
       await context.search.deleteIndex(index);
     }
   }, 30_000);
@@ -72,13 +74,7 @@ describe('index sync', () => {
     const loaded = async (count: number) => {
       const index = context.search.newIndexName();
       await context.search.createIndex(index, { loading: true });
-      const tier = await fetch(`${context.config.ELASTICSEARCH_URL}/${index}/_settings`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ 'index.merge.policy.segments_per_tier': 50 }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      expect(tier.ok).toBe(true);
+      expect((await putSettings(index, { 'index.merge.policy.segments_per_tier': 50 })).ok).toBe(true);
       for (const row of rows.slice(0, count)) {
         await context.search.indexAll([[row]], index);
         await context.search.refresh(index);

@@ -2,7 +2,6 @@ import type { estypes } from '@elastic/elasticsearch';
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@app/shared/http/problem';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
-import { foldedWords } from '@app/shared/search/search-text';
 import {
   buildSearchRequests,
   buildSuggestRequest,
@@ -126,9 +125,7 @@ export class SearchRanking {
       response = await this.run({ rank: { ...rank, suggest: typoSuggestions(criteria.q) }, count });
       const suggested = response.rank.suggest as Suggested;
       fixes = await this.unlessHeld(corrections(suggested), criteria.q);
-      // Every word of q, not only those the suggester names: it splits some (Japanese text, for one)
-      // into words of its own, and a word never learnt would bring the suggester back every time.
-      this.typos.learn(foldedWords(criteria.q), fixes);
+      this.typos.learn(criteria.q, fixes);
       if (Object.keys(fixes).length > 0)
         response = await this.run(requests({ ...criteria, corrections: fixes }));
     }

@@ -28,8 +28,12 @@ export class TypoCorrections {
     return found;
   }
 
-  /** Remembers the suggester's verdict on every word of a search (folded): a correction, or none. */
-  learn(asked: string[], corrections: Record<string, string>): void {
-    for (const word of asked) this.known.set(word.toLowerCase(), corrections[word.toLowerCase()] ?? NONE);
+  /**
+   * Remembers the suggester's verdict on every word of `q` (folded, as `lookup` reads them): its
+   * correction, or none. Every word, not only those the suggester named: it cuts some (Japanese
+   * text, for one) into words of its own, and a word never learnt would bring it back every time.
+   */
+  learn(q: string, corrections: Record<string, string>): void {
+    for (const word of foldedWords(q)) this.known.set(word, corrections[word] ?? NONE);
   }
 }

@@ -67,6 +67,26 @@ function failedSearch(failed: estypes.ErrorResponseBase, retries: number): error
   });
 }
 
+/**
+ * A video's bulk write: its document at the row's version, external, so an older write arriving
+ * late never overwrites a newer one (Elasticsearch answers 409 to it).
+ */
+function versionedWrite(video: VideoEntity, index: string): [BulkIndexAction, VideoDocument] {
+  return [
+    { index: { _index: index, _id: video.id, version: video.version, version_type: 'external' } },
+    toVideoDocument(video),
+  ];
+}
+
+type BulkIndexAction = { index: estypes.BulkIndexOperation };
+
+/** The documents a bulk write failed for (a few named), as one error. */
+function indexingFailed(failures: string[]): Error {
+  return new Error(
+    `Bulk indexing failed for ${failures.length} document(s): ${failures.slice(0, 3).join('; ')}`,
+  );
+}
+
 export interface BulkOutcome {
   indexed: number;
   /** Documents the index already held at a newer version: not an error, the newer write won. */
@@ -298,10 +318,7 @@ export class SearchIndexService {
    */
   async indexVideos(videos: VideoEntity[], index: string = this.alias): Promise<BulkOutcome> {
     if (videos.length === 0) return { indexed: 0, stale: 0 };
-    const operations = videos.flatMap((video) => [
-      { index: { _index: index, _id: video.id, version: video.version, version_type: 'external' as const } },
-      toVideoDocument(video),
-    ]);
+    const operations = videos.flatMap((video) => versionedWrite(video, index));
     // Through the alias, `require_alias` makes a missing alias an error: otherwise Elasticsearch would
     // create a concrete index under the alias's name and every later `ensureAlias` would fail.
     const response = await this.client.bulk({
@@ -319,11 +336,7 @@ export class SearchIndexService {
       else if (result.status === 409) stale += 1;
       else failures.push(`${result._id}: ${result.error.type} ${result.error.reason ?? ''}`);
     }
-    if (failures.length > 0) {
-      throw new Error(
-        `Bulk indexing failed for ${failures.length} document(s): ${failures.slice(0, 3).join('; ')}`,
-      );
-    }
+    if (failures.length > 0) throw indexingFailed(failures);
     return { indexed, stale };
   }
 
@@ -345,10 +358,7 @@ export class SearchIndexService {
       datasource: (async function* () {
         for await (const videos of batches) yield* videos;
       })(),
-      onDocument: (video) => [
-        { index: { _index: index, _id: video.id, version: video.version, version_type: 'external' } },
-        toVideoDocument(video),
-      ],
+      onDocument: (video) => versionedWrite(video, index),
       onDrop: (dropped) => {
         if (dropped.status === 409) {
           stale += 1;
@@ -366,11 +376,7 @@ export class SearchIndexService {
       require_alias: index === this.alias,
     });
     const stats = await bulk;
-    if (failures.length > 0) {
-      throw new Error(
-        `Bulk indexing failed for ${failures.length} document(s): ${failures.slice(0, 3).join('; ')}`,
-      );
-    }
+    if (failures.length > 0) throw indexingFailed(failures);
     return { indexed: stats.successful, stale };
   }
 

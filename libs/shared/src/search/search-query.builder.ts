@@ -189,7 +189,7 @@ export const MISSING_DATE = { newest: EARLIEST, oldest: LATEST } as const;
  * The complete order of a sort: relevance ties break by newer `publishedAt`, then `id`, and
  * `id` is unique, so every position is unambiguous (docs/contract.md §7).
  */
-function completeSort(sort: SearchSort): estypes.SortCombinations[] {
+export function completeSort(sort: SearchSort): estypes.SortCombinations[] {
   const id: estypes.SortCombinations = { id: { order: 'asc' } };
   switch (sort) {
     case 'newest':
