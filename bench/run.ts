@@ -5,7 +5,7 @@
  * docs/benchmarks.svg. `npm run bench -- --chart` only redraws the chart from docs/benchmarks.json.
  *
  * `--only <steps>` runs some of the steps (comma-separated, in their usual order: delete, purge,
- * reindex, scale, search) and writes its report to .cache/bench instead of docs/, so a partial run
+ * reindex, scale, search, migration) and writes its report to .cache/bench instead of docs/, so a partial run
  * never replaces the published one. `--scale <n>` (or `BENCH_SCALE`) sets the size of the
  * realistic catalogue the scale step imports and the search step then searches. `search` alone
  * searches whatever the bench's index holds, e.g. the million a previous scale step left.
@@ -32,8 +32,9 @@ import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
 import { benchScale, type ScaleBench } from './scale.bench';
 import { benchSearch, type SearchBench } from './search.bench';
+import { benchIdentityMigration } from './identity-migration.bench';
 
-const STEPS = ['delete', 'purge', 'reindex', 'scale', 'search'] as const;
+const STEPS = ['delete', 'purge', 'reindex', 'scale', 'search', 'migration'] as const;
 type Step = (typeof STEPS)[number];
 
 const { values: options } = parseArgs({
@@ -322,6 +323,29 @@ async function main(): Promise<void> {
         ),
         // Issue 20: suggestions answer within the search's latency, at any catalogue size.
         atMost('suggest p50 / search p50, both through the API', suggest.p50 / viaApi.p50, 1),
+      );
+    }
+
+    if (steps.has('migration')) {
+      const videos = SCALE + SAMPLE_VIDEOS;
+      log(`migration: exact identities at ${count(videos)} videos`);
+      const migration = await benchIdentityMigration(config, videos, log);
+      figures.identityMigration = migration;
+      const load = (name: string, s: RunStats) => [name, rate(s.perSecond), ms(s.p50), ms(s.p99), s.requests];
+      measured({
+        title: `Migration to exact identities at ${count(videos)} videos: ${migration.seconds.toFixed(1)} s, under a concurrent load of trash reads, page checks and row updates (worst during it: read ${ms(migration.worstDuring.read)} ms, write ${ms(migration.worstDuring.write)} ms)`,
+        header: ['load', 'ops/s', 'p50 ms', 'p99 ms', 'operations'],
+        rows: [
+          load('reads during the migration', migration.during.reads),
+          load('reads without a migration', migration.before.reads),
+          load('writes during the migration', migration.during.writes),
+          load('writes without a migration', migration.before.writes),
+        ],
+      });
+      // Reads and writes go on: neither stops for longer than a second at any moment.
+      targets.push(
+        atMost('migration: worst concurrent write, seconds', migration.worstDuring.write / 1000, 1),
+        atMost('migration: worst concurrent read, seconds', migration.worstDuring.read / 1000, 1),
       );
     }
 

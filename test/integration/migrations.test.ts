@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { createConnection, type Connection } from 'mysql2/promise';
 import { migrate } from '@app/shared/database/data-source';
 
@@ -67,6 +68,91 @@ describe('migrations', () => {
       'videos.id=ascii_bin',
     ]);
   });
+
+  it('compares every identity column byte for byte: no case, accent or padding folding', async () => {
+    const [rows] = await admin.query(
+      `SELECT CONCAT(table_name, '.', column_name, '=', collation_name) AS col FROM information_schema.columns
+       WHERE table_schema = ? AND column_name IN ('author_id', 'requested_by', 'deletion_requested_by', 'active_author')
+       ORDER BY col`,
+      [DATABASE],
+    );
+    const columns = (rows as { col: string }[]).map((row) => row.col.split('=')[0]);
+    expect(columns).toEqual([
+      'deletion_audit.author_id',
+      'deletion_audit.requested_by',
+      'erasures.active_author',
+      'erasures.author_id',
+      'erasures.requested_by',
+      'videos.author_id',
+      'videos.deletion_requested_by',
+    ]);
+    for (const row of rows as { col: string }[]) expect(row.col).toMatch(/=utf8mb4_(nopad_bin|0900_bin)$/);
+    // What the collation means, on this server: look-alikes are different values, even in a unique key.
+    const [erasures] = await admin.query(
+      `INSERT INTO ${DATABASE}.erasures (id, author_id, mode, requested_by, state, total, active_author, started_at, updated_at)
+       VALUES ?`,
+      [
+        ['acc-x', 'ACC-X', 'acc-x ', 'acc-äx', 'acc-\u200bx', 'cafe\u0301', 'caf\u00e9'].map((author, n) => [
+          `00000000-0000-4000-8000-00000000000${n}`,
+          author,
+          'soft',
+          author,
+          'running',
+          0,
+          author,
+          new Date(),
+          new Date(),
+        ]),
+      ],
+    );
+    expect((erasures as { affectedRows: number }).affectedRows).toBe(7);
+    const [matches] = await admin.query(
+      `SELECT COUNT(*) AS n FROM ${DATABASE}.erasures WHERE active_author = ?`,
+      ['acc-x'],
+    );
+    expect(Number((matches as { n: number }[])[0].n)).toBe(1);
+    await admin.query(`DELETE FROM ${DATABASE}.erasures`);
+  });
+
+  it('matches an identity in MySQL exactly when JavaScript says the strings are equal (generated look-alikes)', async () => {
+    await admin.query(
+      `INSERT INTO ${DATABASE}.erasures (id, author_id, mode, requested_by, state, total, active_author, started_at, updated_at)
+       VALUES ('00000000-0000-4000-8000-000000000000', 'x', 'soft', 'x', 'running', 0, NULL, NOW(), NOW())`,
+    );
+    // A base id and a look-alike made from it: case, padding, accents, normal forms, invisible characters.
+    const variants = fc.constantFrom<(text: string) => string>(
+      (text) => text.toUpperCase(),
+      (text) => text.toLowerCase(),
+      (text) => `${text} `,
+      (text) => ` ${text}`,
+      (text) => `${text}\t`,
+      (text) => text.normalize('NFD'),
+      (text) => text.normalize('NFC'),
+      (text) => text.normalize('NFKC'),
+      (text) => `${text}\u200b`,
+      (text) => text.replace(/a/g, 'ä').replace(/e/g, 'é'),
+      (text) => text,
+    );
+    const base = fc
+      .string({ unit: 'grapheme', minLength: 1, maxLength: 20 })
+      .filter((text) => text.length <= 100);
+    await fc.assert(
+      fc.asyncProperty(base, variants, async (stored, variant) => {
+        const asked = variant(stored);
+        await admin.query(`UPDATE ${DATABASE}.erasures SET active_author = ?, author_id = ?`, [
+          stored,
+          stored,
+        ]);
+        const [rows] = await admin.query(
+          `SELECT COUNT(*) AS n FROM ${DATABASE}.erasures WHERE active_author = ? AND author_id = ?`,
+          [asked, asked],
+        );
+        expect(Number((rows as { n: number }[])[0].n)).toBe(asked === stored ? 1 : 0);
+      }),
+      { numRuns: 300 },
+    );
+    await admin.query(`DELETE FROM ${DATABASE}.erasures`);
+  }, 60_000);
 
   it('is idempotent: a second run applies nothing and changes nothing', async () => {
     const before = await schema();
