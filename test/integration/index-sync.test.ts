@@ -132,7 +132,7 @@ describe('index sync', () => {
     await context.search.refresh();
 
     const result = await new IndexReconciler(context.videos, context.search).reconcile(2);
-    expect(result).toEqual({ checked: 3, missing: 1, stale: 1, removed: 1 });
+    expect(result).toEqual({ checked: 3, missing: 1, stale: 1, ahead: 0, removed: 1 });
     await context.search.refresh();
 
     const rows = await context.videos.findByIds([missing, stale!, fine!]);
@@ -142,8 +142,31 @@ describe('index sync', () => {
       checked: 3,
       missing: 0,
       stale: 0,
+      ahead: 0,
       removed: 0,
     });
+  });
+
+  it('the reconciler rewrites a document ahead of its row (MySQL restored from a backup) without moving a version back', async () => {
+    const [restored, untouched] = await seedVideos(context, 2);
+    // The index saw three changes the restored row never had: its document is at version 4, the row at 1.
+    const [row] = await context.videos.findByIds([restored!]);
+    await context.search.indexVideos([{ ...row!, title: 'Changed after the backup', version: 4 }]);
+    await context.search.refresh();
+    expect(await versionOf(restored!)).toBe(4);
+
+    const result = await new IndexReconciler(context.videos, context.search).reconcile();
+    expect(result).toMatchObject({ checked: 2, missing: 0, stale: 0, ahead: 1, removed: 0 });
+    await context.search.refresh();
+    const [after] = await context.videos.findByIds([restored!]);
+    // The row moved past the document, and the document now says what the row says.
+    expect(after!.version).toBe(5);
+    expect(await versionOf(restored!)).toBe(5);
+    const document = await context.search.document(restored!);
+    expect(document?.title).toBe(row!.title);
+    const [other] = await context.videos.findByIds([untouched!]);
+    expect(other!.version).toBe(1);
+    expect(await new IndexReconciler(context.videos, context.search).reconcile()).toMatchObject({ ahead: 0 });
   });
 
   it('a reindex swaps the alias to a new index and keeps changes made while it loads', async () => {

@@ -112,7 +112,8 @@ program
         `Imported ${summary.imported} of ${summary.read} records in ${summary.seconds.toFixed(1)} s ` +
           `(${Math.round(summary.imported / Math.max(summary.seconds, 0.001))}/s): ` +
           `${summary.objectsWritten} media objects written, ${summary.documentsIndexed} documents indexed, ` +
-          `${summary.invalid} invalid.`,
+          `${summary.documentsRefused} refused by the index (it holds a newer version; the reconciler repairs them), ` +
+          `${summary.skippedDeleted} skipped: deleted, ${summary.invalid} invalid.`,
       );
       for (const problem of summary.problems) console.log(`  ${problem}`);
     } finally {

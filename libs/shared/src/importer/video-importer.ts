@@ -16,8 +16,12 @@ export interface ImportSummary {
   read: number;
   imported: number;
   invalid: number;
+  /** Records of videos whose deletion was recorded: never brought back (docs/contract.md §10.5). */
+  skippedDeleted: number;
   objectsWritten: number;
+  /** Documents the index took; a write it refused (it holds a newer version) is counted apart. */
   documentsIndexed: number;
+  documentsRefused: number;
   /** The first few invalid lines, for the report. */
   problems: string[];
   seconds: number;
@@ -31,6 +35,14 @@ export interface ImportOptions {
 }
 
 const UPLOAD_CONCURRENCY = 32;
+
+interface BatchOutcome {
+  imported: number;
+  skippedDeleted: number;
+  objectsWritten: number;
+  documentsIndexed: number;
+  documentsRefused: number;
+}
 
 /** Runs at most `limit` tasks at once over the items. */
 async function forEachConcurrent<T>(
@@ -65,8 +77,10 @@ export class VideoImporter {
       read: 0,
       imported: 0,
       invalid: 0,
+      skippedDeleted: 0,
       objectsWritten: 0,
       documentsIndexed: 0,
+      documentsRefused: 0,
       problems: [],
       seconds: 0,
     };
@@ -74,9 +88,11 @@ export class VideoImporter {
     let batch: ImportedVideo[] = [];
     const flush = async () => {
       const outcome = await this.importBatch(batch);
-      summary.imported += batch.length;
+      summary.imported += outcome.imported;
+      summary.skippedDeleted += outcome.skippedDeleted;
       summary.objectsWritten += outcome.objectsWritten;
       summary.documentsIndexed += outcome.documentsIndexed;
+      summary.documentsRefused += outcome.documentsRefused;
       batch = [];
       options.onProgress?.({
         records: summary.read,
@@ -98,20 +114,27 @@ export class VideoImporter {
       }
       batch.push(toImportedVideo(parsed.data));
       if (batch.length >= batchSize) await flush();
-      if (options.limit !== undefined && summary.imported + batch.length >= options.limit) break;
+      if (
+        options.limit !== undefined &&
+        summary.imported + summary.skippedDeleted + batch.length >= options.limit
+      ) {
+        break;
+      }
     }
     if (batch.length > 0) await flush();
     summary.seconds = (performance.now() - started) / 1000;
     return summary;
   }
 
-  private async importBatch(
-    batch: ImportedVideo[],
-  ): Promise<{ objectsWritten: number; documentsIndexed: number }> {
+  private async importBatch(batch: ImportedVideo[]): Promise<BatchOutcome> {
     // A file may list the same id twice; the last line wins, as it would line by line.
     const byId = new Map(batch.map((video) => [video.content.id, video]));
     await this.videos.upsertContent([...byId.values()].map((video) => video.content));
+    // The upsert leaves out every video with a tombstone: what is not read back was skipped.
     const rows = await this.videos.findByIds([...byId.keys()]);
+    const skipped = new Set(byId.keys());
+    for (const row of rows) skipped.delete(row.id);
+    const skippedDeleted = batch.filter((video) => skipped.has(video.content.id)).length;
     // Media of a video on its way out is not written back.
     const uploads = rows
       .filter((row) => row.state === VideoState.Active)
@@ -124,6 +147,12 @@ export class VideoImporter {
       ),
       this.search.indexVideos(rows),
     ]);
-    return { objectsWritten: uploads.length, documentsIndexed: outcome.indexed + outcome.stale };
+    return {
+      imported: batch.length - skippedDeleted,
+      skippedDeleted,
+      objectsWritten: uploads.length,
+      documentsIndexed: outcome.indexed,
+      documentsRefused: outcome.stale,
+    };
   }
 }

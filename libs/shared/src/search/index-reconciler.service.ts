@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { VideoEntity } from '../video/video.entity';
 import { VideoRepository } from '../video/video.repository';
 import { SearchIndexService } from './search-index.service';
 
@@ -6,6 +7,8 @@ export interface ReconcileResult {
   checked: number;
   missing: number;
   stale: number;
+  /** Documents at a newer version than their row (MySQL restored from an earlier backup). */
+  ahead: number;
   removed: number;
 }
 
@@ -13,6 +16,11 @@ export interface ReconcileResult {
  * Repairs drift between MySQL (the truth) and the index: documents that are missing or older than
  * their row are rewritten; documents whose row no longer exists are removed. Walks both sides in
  * batches, so it runs at any size.
+ *
+ * A document *ahead* of its row (MySQL restored from an earlier backup: the index saw versions the
+ * restored rows have not reached) is rewritten from the row too, and the index still never sees a
+ * version go backwards: the row's version is first moved past the document's, then written. Until
+ * then a search drops such a hit (its versions disagree), so the video would stay hidden.
  */
 @Injectable()
 export class IndexReconciler {
@@ -24,7 +32,7 @@ export class IndexReconciler {
   ) {}
 
   async reconcile(batchSize = 1_000): Promise<ReconcileResult> {
-    const result: ReconcileResult = { checked: 0, missing: 0, stale: 0, removed: 0 };
+    const result: ReconcileResult = { checked: 0, missing: 0, stale: 0, ahead: 0, removed: 0 };
     for await (const rows of this.videos.rowBatches(batchSize)) {
       const versions = await this.search.versions(rows.map((row) => row.id));
       const repair = rows.filter((row) => {
@@ -33,7 +41,9 @@ export class IndexReconciler {
         else if (indexed < row.version) result.stale += 1;
         return indexed === undefined || indexed < row.version;
       });
-      await this.search.indexVideos(repair);
+      const ahead = rows.filter((row) => (versions.get(row.id) ?? 0) > row.version);
+      result.ahead += ahead.length;
+      await this.search.indexVideos([...repair, ...(await this.movedPast(ahead, versions))]);
       result.checked += rows.length;
     }
     for await (const ids of this.search.documentIdBatches(batchSize)) {
@@ -42,7 +52,19 @@ export class IndexReconciler {
       await this.search.deleteDocuments(orphans);
       result.removed += orphans.length;
     }
-    if (result.missing + result.stale + result.removed > 0) this.logger.log(result, 'index drift repaired');
+    if (result.missing + result.stale + result.ahead + result.removed > 0) {
+      this.logger.log(result, 'index drift repaired');
+    }
     return result;
+  }
+
+  /** The rows, each re-read after its version was moved one past its document's. */
+  private async movedPast(rows: VideoEntity[], indexed: Map<string, number>): Promise<VideoEntity[]> {
+    if (rows.length === 0) return [];
+    await this.videos.advanceVersions(
+      rows.map((row) => ({ id: row.id, from: row.version, to: indexed.get(row.id)! + 1 })),
+    );
+    // A row another writer changed meanwhile has a version of its own now, and its write follows.
+    return this.videos.findByIds(rows.map((row) => row.id));
   }
 }

@@ -3,6 +3,7 @@ import type { Pool as CallbackPool, RowDataPacket } from 'mysql2';
 import type { Pool } from 'mysql2/promise';
 import { DataSource, In, type EntityManager, type Repository } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
+import { transactionRetryingDeadlocks } from '../database/transaction';
 import { purgeDueSql, type NextState } from './video-lifecycle';
 import { VideoState } from './video-state';
 import { VideoEntity } from './video.entity';
@@ -88,12 +89,27 @@ export class VideoRepository {
     this.videos = dataSource.getRepository(VideoEntity);
   }
 
-  /** Inserts new videos and updates the content of existing ones (bumping their version); state is kept. */
+  /**
+   * Inserts new videos and updates the content of existing ones (bumping their version); state is
+   * kept. A video whose deletion was recorded (its `deletion_audit` row, the tombstone) is neither
+   * inserted nor updated: a deletion is final (docs/contract.md §10.5). The tombstone is read in the
+   * same statement as the insert, with a shared lock (an INSERT … SELECT locks what it reads), so a
+   * purge committing its audit record meanwhile either comes first and is seen, or waits.
+   */
   async upsertContent(rows: VideoContent[]): Promise<void> {
     if (rows.length === 0) return;
     // Timestamps come from this process's clock, like every other write, never the server's time zone.
     const now = new Date();
-    const placeholders = rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+    // One SELECT of placeholders per row: the one row constructor MySQL and MariaDB share. The id is
+    // converted to the key's own character set, so the tombstone is found through its unique index.
+    const selects = rows
+      .map((_, n) =>
+        n === 0
+          ? `SELECT ? AS id, ? AS author_id, ? AS title, ? AS description, ? AS tags, ? AS speakers, ? AS event,
+               ? AS published_at, ? AS created_at, ? AS updated_at`
+          : 'SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?',
+      )
+      .join(' UNION ALL ');
     const values = rows.flatMap((row) => [
       row.id,
       row.authorId,
@@ -107,15 +123,32 @@ export class VideoRepository {
       now,
     ]);
     // VALUES(col) is deprecated in MySQL 8 but is the one upsert syntax MySQL and MariaDB share.
-    await this.dataSource.query(
-      `INSERT INTO videos (id, author_id, title, description, tags, speakers, event, published_at, created_at, updated_at)
-       VALUES ${placeholders}
-       ON DUPLICATE KEY UPDATE
-         author_id = VALUES(author_id), title = VALUES(title), description = VALUES(description),
-         tags = VALUES(tags), speakers = VALUES(speakers), event = VALUES(event), published_at = VALUES(published_at),
-         version = version + 1, updated_at = VALUES(updated_at)`,
-      values,
+    await transactionRetryingDeadlocks(this.dataSource, (manager) =>
+      manager.query(
+        `INSERT INTO videos (id, author_id, title, description, tags, speakers, event, published_at, created_at, updated_at)
+         SELECT * FROM (${selects}) AS imported
+         WHERE NOT EXISTS (
+           SELECT 1 FROM deletion_audit a WHERE a.video_id = CONVERT(imported.id USING ascii) COLLATE ascii_bin)
+         ON DUPLICATE KEY UPDATE
+           author_id = VALUES(author_id), title = VALUES(title), description = VALUES(description),
+           tags = VALUES(tags), speakers = VALUES(speakers), event = VALUES(event), published_at = VALUES(published_at),
+           version = version + 1, updated_at = VALUES(updated_at)`,
+        values,
+      ),
     );
+  }
+
+  /**
+   * Moves each row's version to `to`, if it is still at `from` (a concurrent change has bumped it
+   * already and carries its own write). Nothing else of the row changes.
+   */
+  async advanceVersions(moves: { id: string; from: number; to: number }[]): Promise<void> {
+    for (const move of moves) {
+      await this.dataSource.query(
+        'UPDATE videos SET version = ? WHERE id = ? AND version = ? AND version < ?',
+        [move.to, move.id, move.from, move.to],
+      );
+    }
   }
 
   async findByIds(ids: string[]): Promise<VideoEntity[]> {
