@@ -100,8 +100,9 @@ export class VideoRepository {
     if (rows.length === 0) return;
     // Timestamps come from this process's clock, like every other write, never the server's time zone.
     const now = new Date();
-    // One SELECT of placeholders per row: the one row constructor MySQL and MariaDB share. The id is
-    // converted to the key's own character set, so the tombstone is found through its unique index.
+    // One SELECT of placeholders per row: the one row constructor MySQL and MariaDB share. The
+    // tombstone is an anti-join on its unique key (NOT EXISTS was planned as a scan of every
+    // tombstone), with the id in the key's own character set.
     const selects = rows
       .map((_, n) =>
         n === 0
@@ -126,13 +127,14 @@ export class VideoRepository {
     await transactionRetryingDeadlocks(this.dataSource, (manager) =>
       manager.query(
         `INSERT INTO videos (id, author_id, title, description, tags, speakers, event, published_at, created_at, updated_at)
-         SELECT * FROM (${selects}) AS imported
-         WHERE NOT EXISTS (
-           SELECT 1 FROM deletion_audit a WHERE a.video_id = CONVERT(imported.id USING ascii) COLLATE ascii_bin)
+         SELECT imported.* FROM (${selects}) AS imported
+         LEFT JOIN deletion_audit tombstone
+           ON tombstone.video_id = CONVERT(imported.id USING ascii) COLLATE ascii_bin
+         WHERE tombstone.id IS NULL
          ON DUPLICATE KEY UPDATE
            author_id = VALUES(author_id), title = VALUES(title), description = VALUES(description),
            tags = VALUES(tags), speakers = VALUES(speakers), event = VALUES(event), published_at = VALUES(published_at),
-           version = version + 1, updated_at = VALUES(updated_at)`,
+           version = videos.version + 1, updated_at = VALUES(updated_at)`,
         values,
       ),
     );
