@@ -14,6 +14,7 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { VideoImporter } from '@app/shared/importer/video-importer';
+import { LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
 import { applyBenchEnv, openBenchContext, PATHS, startApi } from './lib/kit';
 import {
   machine,
@@ -129,6 +130,8 @@ async function main(): Promise<void> {
       // would make every search of the sample a search of a million videos.
       await context.dataSource.query('TRUNCATE TABLE videos');
       await context.dataSource.query('TRUNCATE TABLE deletion_audit');
+      for await (const keys of context.storage.listKeys(LEDGER_PREFIX))
+        await context.storage.deleteKeys(keys);
       for (const index of await context.search.aliasTargets()) await context.search.deleteIndex(index);
       await context.search.ensureAlias();
       const importer = new VideoImporter(context.videos, context.storage, context.search);

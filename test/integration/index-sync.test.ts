@@ -131,14 +131,15 @@ describe('index sync', () => {
     await context.search.indexVideos([{ ...fineRow!, id: orphan, title: 'Ghost' }]);
     await context.search.refresh();
 
-    const result = await new IndexReconciler(context.videos, context.search).reconcile(2);
-    expect(result).toEqual({ checked: 3, missing: 1, stale: 1, ahead: 0, removed: 1 });
+    const result = await new IndexReconciler(context.videos, context.search, context.ledger).reconcile(2);
+    expect(result).toEqual({ replayed: 0, checked: 3, missing: 1, stale: 1, ahead: 0, removed: 1 });
     await context.search.refresh();
 
     const rows = await context.videos.findByIds([missing, stale!, fine!]);
     for (const row of rows) expect(await versionOf(row.id)).toBe(row.version);
     expect((await context.indexedIds()).sort()).toEqual([missing, stale, fine].sort());
-    expect(await new IndexReconciler(context.videos, context.search).reconcile()).toEqual({
+    expect(await new IndexReconciler(context.videos, context.search, context.ledger).reconcile()).toEqual({
+      replayed: 0,
       checked: 3,
       missing: 0,
       stale: 0,
@@ -155,7 +156,7 @@ describe('index sync', () => {
     await context.search.refresh();
     expect(await versionOf(restored!)).toBe(4);
 
-    const result = await new IndexReconciler(context.videos, context.search).reconcile();
+    const result = await new IndexReconciler(context.videos, context.search, context.ledger).reconcile();
     expect(result).toMatchObject({ checked: 2, missing: 0, stale: 0, ahead: 1, removed: 0 });
     await context.search.refresh();
     const [after] = await context.videos.findByIds([restored!]);
@@ -166,7 +167,9 @@ describe('index sync', () => {
     expect(document?.title).toBe(row!.title);
     const [other] = await context.videos.findByIds([untouched!]);
     expect(other!.version).toBe(1);
-    expect(await new IndexReconciler(context.videos, context.search).reconcile()).toMatchObject({ ahead: 0 });
+    expect(
+      await new IndexReconciler(context.videos, context.search, context.ledger).reconcile(),
+    ).toMatchObject({ ahead: 0 });
   });
 
   it('a reindex swaps the alias to a new index and keeps changes made while it loads', async () => {

@@ -1,3 +1,4 @@
+import { LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
 import { loadConfig } from '@app/shared/config/load-config';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
@@ -39,7 +40,10 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
       await context.dataSource.query('DELETE FROM videos');
       for (const index of await context.search.versionedIndices()) await context.search.deleteIndex(index);
       await context.storage.ensureBucket();
-      for await (const page of context.storage.listKeys('videos/')) await context.storage.deleteKeys(page);
+      // The media, and the deletion ledger: a later reconcile would otherwise re-apply old deletions.
+      for (const prefix of ['videos/', LEDGER_PREFIX]) {
+        for await (const page of context.storage.listKeys(prefix)) await context.storage.deleteKeys(page);
+      }
       await context.search.ensureAlias();
     },
   };

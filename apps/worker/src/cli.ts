@@ -171,14 +171,17 @@ program
 
 program
   .command('reconcile')
-  .description('repair drift between MySQL and the index: missing, stale or orphaned documents')
+  .description(
+    'repair drift: deletions MySQL forgot (a restored backup), missing, stale, ahead or orphaned documents',
+  )
   .action(async () => {
     const context = await openCliContext(loadConfig());
     try {
-      const result = await new IndexReconciler(context.videos, context.search).reconcile();
+      const result = await new IndexReconciler(context.videos, context.search, context.ledger).reconcile();
       console.log(
-        `Checked ${result.checked} videos: ${result.missing} missing and ${result.stale} stale documents rewritten, ` +
-          `${result.removed} orphaned documents removed.`,
+        `${result.replayed} deletions re-applied from the ledger. ` +
+          `Checked ${result.checked} videos: ${result.missing} missing and ${result.stale} stale documents rewritten, ` +
+          `${result.ahead} documents ahead of their row rewritten, ${result.removed} orphaned documents removed.`,
       );
     } finally {
       await context.close();

@@ -22,6 +22,7 @@ import { IndexReconciler } from './search/index-reconciler.service';
 import { ReindexService } from './search/reindex.service';
 import { VideoRepository } from './video/video.repository';
 import { DeletionAuditRepository } from './video/deletion-audit.repository';
+import { DeletionLedger } from './video/deletion-ledger.service';
 import { DeletionReceiptService } from './video/deletion-receipt.service';
 import { TrashService } from './video/trash.service';
 import { ErasureRepository } from './erasure/erasure.repository';
@@ -52,6 +53,7 @@ const SERVICES = [
   JobQueues,
   VideoIndexSyncService,
   VideoLifecycleService,
+  DeletionLedger,
   VideoPurgeService,
   ReindexService,
   IndexReconciler,

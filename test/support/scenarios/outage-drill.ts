@@ -92,12 +92,13 @@ export async function reconcile(drill: Drill): Promise<{ summary: string; failur
   const run = await runProcess(ENTRY.cli, ['reconcile'], drill.env);
   if (run.code !== 0)
     return { summary: 'failed', failure: `reconcile exited ${run.code}: ${run.output.slice(-500)}` };
-  const counts = /(\d+) missing and (\d+) stale documents rewritten, (\d+) orphaned documents removed/.exec(
-    run.output,
-  );
+  const counts =
+    /(\d+) deletions re-applied.* (\d+) missing and (\d+) stale documents rewritten, (\d+) documents ahead .* (\d+) orphaned documents removed/.exec(
+      run.output,
+    );
   return {
     summary: counts
-      ? `${counts[1]} missing + ${counts[2]} stale rewritten, ${counts[3]} removed`
+      ? `${counts[1]} deletions re-applied, ${counts[2]} missing + ${counts[3]} stale + ${counts[4]} ahead rewritten, ${counts[5]} removed`
       : run.output.trim(),
   };
 }
@@ -307,7 +308,7 @@ export async function wholeStateViolations(
 /** How far the index is from MySQL: documents missing, older than their row, or without a row. */
 export async function indexDrift(
   context: TestContext,
-): Promise<{ missing: number; stale: number; orphaned: number; total: number }> {
+): Promise<{ missing: number; stale: number; ahead: number; orphaned: number; total: number }> {
   await context.search.refresh();
   const rows: { id: string; version: number }[] = await context.dataSource.query(
     'SELECT id, version FROM videos',
@@ -318,14 +319,16 @@ export async function indexDrift(
   }
   let missing = 0;
   let stale = 0;
+  let ahead = 0;
   for (const row of rows) {
     const version = documents.get(row.id);
     if (version === undefined) missing += 1;
     else if (version < Number(row.version)) stale += 1;
+    else if (version > Number(row.version)) ahead += 1;
     documents.delete(row.id);
   }
   const orphaned = documents.size;
-  return { missing, stale, orphaned, total: missing + stale + orphaned };
+  return { missing, stale, ahead, orphaned, total: missing + stale + ahead + orphaned };
 }
 
 /**

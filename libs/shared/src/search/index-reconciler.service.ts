@@ -1,9 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { DeletionLedger } from '../video/deletion-ledger.service';
 import type { VideoEntity } from '../video/video.entity';
 import { VideoRepository } from '../video/video.repository';
 import { SearchIndexService } from './search-index.service';
 
 export interface ReconcileResult {
+  /** Deletions MySQL had forgotten (restored from a backup), re-applied from the ledger first. */
+  replayed: number;
   checked: number;
   missing: number;
   stale: number;
@@ -17,6 +20,9 @@ export interface ReconcileResult {
  * their row are rewritten; documents whose row no longer exists are removed. Walks both sides in
  * batches, so it runs at any size.
  *
+ * Before either walk, deletions MySQL has forgotten (restored from an earlier backup) are re-applied
+ * from the deletion ledger, so no row a backup brought back is written into the index.
+ *
  * A document *ahead* of its row (MySQL restored from an earlier backup: the index saw versions the
  * restored rows have not reached) is rewritten from the row too, and the index still never sees a
  * version go backwards: the row's version is first moved past the document's, then written. Until
@@ -29,10 +35,13 @@ export class IndexReconciler {
   constructor(
     private readonly videos: VideoRepository,
     private readonly search: SearchIndexService,
+    private readonly ledger: DeletionLedger,
   ) {}
 
   async reconcile(batchSize = 1_000): Promise<ReconcileResult> {
-    const result: ReconcileResult = { checked: 0, missing: 0, stale: 0, ahead: 0, removed: 0 };
+    // First the deletions: a row a backup brought back must not be written into the index.
+    const replayed = await this.ledger.replay();
+    const result: ReconcileResult = { replayed, checked: 0, missing: 0, stale: 0, ahead: 0, removed: 0 };
     for await (const rows of this.videos.rowBatches(batchSize)) {
       const versions = await this.search.versions(rows.map((row) => row.id));
       const repair = rows.filter((row) => {
@@ -52,7 +61,7 @@ export class IndexReconciler {
       await this.search.deleteDocuments(orphans);
       result.removed += orphans.length;
     }
-    if (result.missing + result.stale + result.ahead + result.removed > 0) {
+    if (result.missing + result.stale + result.ahead + result.removed + replayed > 0) {
       this.logger.log(result, 'index drift repaired');
     }
     return result;

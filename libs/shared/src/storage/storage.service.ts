@@ -1,6 +1,7 @@
 import {
   CreateBucketCommand,
   DeleteObjectsCommand,
+  GetObjectCommand,
   HeadBucketCommand,
   ListObjectsV2Command,
   type ListObjectsV2CommandOutput,
@@ -23,7 +24,7 @@ export class StorageService implements OnApplicationShutdown {
   private readonly client: S3Client;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    // Node 20 is this deployment's runtime; the SDK's notice about its future Node 22 floor is noise in every log.
+    // The SDK's notices about Node versions it will stop supporting are noise in every log.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     this.bucket = config.S3_BUCKET;
     this.client = new S3Client({
@@ -61,8 +62,26 @@ export class StorageService implements OnApplicationShutdown {
     );
   }
 
-  /** Every page of a listing (1,000 entries at most each), following continuation tokens. */
-  private async *pages(prefix: string, delimiter?: string): AsyncGenerator<ListObjectsV2CommandOutput> {
+  /** An object's content as text, or null when there is no such object. */
+  async getText(key: string): Promise<string | null> {
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return (await object.Body?.transformToString('utf8')) ?? '';
+    } catch (error) {
+      if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Every page of a listing (1,000 entries at most each), following continuation tokens; keys in
+   * byte order, from the first one after `startAfter` when given.
+   */
+  private async *pages(
+    prefix: string,
+    delimiter?: string,
+    startAfter?: string,
+  ): AsyncGenerator<ListObjectsV2CommandOutput> {
     let token: string | undefined;
     do {
       const page = await this.client.send(
@@ -71,6 +90,7 @@ export class StorageService implements OnApplicationShutdown {
           Prefix: prefix,
           Delimiter: delimiter,
           ContinuationToken: token,
+          StartAfter: token ? undefined : startAfter,
         }),
       );
       yield page;
@@ -78,9 +98,9 @@ export class StorageService implements OnApplicationShutdown {
     } while (token);
   }
 
-  /** Pages through every key under a prefix; 1,000 keys at a time, so memory stays flat. */
-  async *listKeys(prefix: string): AsyncGenerator<string[]> {
-    for await (const page of this.pages(prefix)) {
+  /** Pages through every key under a prefix (after `startAfter`); 1,000 keys at a time, so memory stays flat. */
+  async *listKeys(prefix: string, startAfter?: string): AsyncGenerator<string[]> {
+    for await (const page of this.pages(prefix, undefined, startAfter)) {
       const keys = (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
       if (keys.length > 0) yield keys;
     }

@@ -4,6 +4,7 @@ import type { OutboxService } from '../events/outbox.service';
 import type { SearchIndexService } from '../search/search-index.service';
 import type { StorageCleaner } from '../storage/storage-cleaner';
 import type { NextState } from './video-lifecycle';
+import type { DeletionLedger } from './deletion-ledger.service';
 import { VideoPurgeService } from './video-purge.service';
 import { VideoState } from './video-state';
 import type { FinishedDeletion, VideoLifecycleRow, VideoRepository } from './video.repository';
@@ -73,12 +74,19 @@ function setUp(rows: VideoLifecycleRow[], beforeWrite?: (table: Map<string, Vide
       return Promise.resolve();
     },
   };
+  const ledger = {
+    record: (finished: FinishedDeletion) => {
+      log.push(`ledger ${finished.video.id}`);
+      return Promise.resolve();
+    },
+  };
   const service = new VideoPurgeService(
     dataSource as unknown as DataSource,
     videos as unknown as VideoRepository,
     search as unknown as SearchIndexService,
     cleaner as unknown as StorageCleaner,
     outbox as unknown as OutboxService,
+    ledger as unknown as DeletionLedger,
   );
   return { service, table, finished, events, log };
 }
@@ -87,7 +95,7 @@ describe('VideoPurgeService', () => {
   it('purges a due video: media, then the document, then row, audit and events of a retention deletion', async () => {
     const { service, table, finished, events, log } = setUp([row('v')]);
     expect(await service.purge('v')).toBe('purged');
-    expect(log).toEqual(['media v', 'document v', 'finish']);
+    expect(log).toEqual(['media v', 'document v', 'ledger v', 'finish']);
     expect(table.has('v')).toBe(false);
     expect(finished).toHaveLength(1);
     expect(finished[0]).toMatchObject({

@@ -5,6 +5,7 @@ import { OutboxService } from '../events/outbox.service';
 import { SearchIndexService } from '../search/search-index.service';
 import { StorageCleaner } from '../storage/storage-cleaner';
 import { CoalescingBatcher } from '../util/coalescing-batcher';
+import { DeletionLedger } from './deletion-ledger.service';
 import { decide } from './video-lifecycle';
 import { VideoState } from './video-state';
 import { type FinishedDeletion, type VideoLifecycleRow, VideoRepository } from './video.repository';
@@ -13,7 +14,8 @@ export type PurgeOutcome = 'purged' | 'already_gone' | 'not_due' | 'restored';
 
 /**
  * The worker's deletion of one video: claim a due purge (or a deletion already started), delete
- * every media object, the index document and then the row with one audit record. Every step is
+ * every media object and the index document, write the deletion to the ledger, then delete the row
+ * with one audit record. Every step is
  * idempotent, so a retry, a crash and restart or two workers at once all end in the same state
  * with one audit record and one `video.purged` event.
  */
@@ -31,6 +33,7 @@ export class VideoPurgeService {
     private readonly search: SearchIndexService,
     private readonly cleaner: StorageCleaner,
     private readonly outbox: OutboxService,
+    private readonly ledger: DeletionLedger,
   ) {}
 
   async purge(videoId: string): Promise<PurgeOutcome> {
@@ -38,7 +41,10 @@ export class VideoPurgeService {
     if (typeof deleting === 'string') return deleting;
     const objectsDeleted = await this.cleaner.deleteMedia(videoId);
     await this.search.deleteDocument(videoId);
-    await this.finishing.add({ video: deleting, objectsDeleted, purgedAt: new Date() });
+    const finished = { video: deleting, objectsDeleted, purgedAt: new Date() };
+    // In the ledger before MySQL forgets the row: no backup restored later can lose this deletion.
+    await this.ledger.record(finished);
+    await this.finishing.add(finished);
     return 'purged';
   }
 

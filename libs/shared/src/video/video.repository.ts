@@ -248,11 +248,34 @@ export class VideoRepository {
   }
 
   /**
-   * Ends deletions in the caller's transaction: their audit records (INSERT IGNORE on the unique
-   * video id, so a repeat is a no-op), then their rows, one statement each for the whole batch.
+   * Ends deletions in the caller's transaction: their audit records, then their rows, one statement
+   * each for the whole batch.
    */
   async finishDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
     if (finished.length === 0) return;
+    await this.recordAudits(manager, finished);
+    await manager.query('DELETE FROM videos WHERE id IN (?) AND state = ?', [
+      finished.map(({ video }) => video.id),
+      VideoState.Deleting,
+    ]);
+  }
+
+  /**
+   * Ends deletions the deletion ledger holds and MySQL has forgotten (restored from an earlier
+   * backup): their audit records again, and the rows the backup brought back, whatever their state
+   * but `deleting` (a purge under way finishes that one itself, with its event).
+   */
+  async reapplyDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
+    if (finished.length === 0) return;
+    await this.recordAudits(manager, finished);
+    await manager.query('DELETE FROM videos WHERE id IN (?) AND state <> ?', [
+      finished.map(({ video }) => video.id),
+      VideoState.Deleting,
+    ]);
+  }
+
+  /** INSERT IGNORE on the unique video id, so a repeat is a no-op. */
+  private async recordAudits(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
     await manager.query(
       `INSERT IGNORE INTO deletion_audit
          (video_id, author_id, reason, requested_by, deleted_at, purge_at, objects_deleted, purged_at)
@@ -270,10 +293,6 @@ export class VideoRepository {
         ]),
       ],
     );
-    await manager.query('DELETE FROM videos WHERE id IN (?) AND state = ?', [
-      finished.map(({ video }) => video.id),
-      VideoState.Deleting,
-    ]);
   }
 
   /**
