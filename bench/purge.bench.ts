@@ -5,6 +5,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
+import { ledgerKey } from '@app/shared/video/deletion-ledger.service';
 import { sleep, startWorker, type BenchContext } from './lib/kit';
 import { closedLoop } from './lib/stats';
 import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
@@ -169,6 +170,15 @@ export async function benchPurge(
           );
         }
         await context.engine.delete({ index: config.ELASTICSEARCH_INDEX, id }, { ignore: [404] });
+        // The deletion ledger's entry, as the purge writes it before the row goes.
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: config.S3_BUCKET,
+            Key: ledgerKey({ purgedAt: new Date(), video: { id } }),
+            Body: JSON.stringify({ id, objectsDeleted: keys.length }),
+            ContentType: 'application/json',
+          }),
+        );
         await context.dataSource.transaction(async (manager) => {
           await manager.query(
             "INSERT IGNORE INTO deletion_audit (video_id, author_id, reason, objects_deleted) VALUES (?, 'bench-purge', 'retention', ?)",

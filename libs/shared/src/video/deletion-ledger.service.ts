@@ -17,7 +17,7 @@ export const LEDGER_PREFIX = 'deletions/';
 const CLOCK_MARGIN_MS = 60 * 60_000;
 
 /** An entry's key: its time first, so a listing from a moment on reads only what came after. */
-export function ledgerKey(finished: Pick<FinishedDeletion, 'purgedAt' | 'video'>): string {
+export function ledgerKey(finished: { purgedAt: Date; video: { id: string } }): string {
   return `${LEDGER_PREFIX}${finished.purgedAt.toISOString()}/${finished.video.id}.json`;
 }
 
