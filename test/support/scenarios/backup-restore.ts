@@ -118,8 +118,8 @@ export async function backupRestore(options: BackupRestoreOptions): Promise<Scen
         expected:
           'one reconcile: no purged video back (row, document, media, search), receipts answer, every document at its row\u2019s version, search shows exactly the active rows',
         observed:
-          `after the restore: ${rows.length} rows (${active} active), index drift ${JSON.stringify(driftAfterRestore)}; ` +
-          `reconcile: ${repair.summary}; after it: drift ${drift.total}, ${mismatches} search mismatches of ${ids.length}`,
+          `after the restore: index drift ${JSON.stringify(driftAfterRestore)}; reconcile: ${repair.summary}; ` +
+          `after it: ${rows.length} rows (${active} active), drift ${drift.total}, ${mismatches} search mismatches of ${ids.length}`,
         violations,
       };
     } finally {
