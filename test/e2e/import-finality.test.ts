@@ -1,12 +1,10 @@
-import { resolve } from 'node:path';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
 import { followErasure } from '../support/erasures';
-import { ENTRY, runProcess } from '../support/processes';
+import { importSample } from '../support/sample-import';
 import { waitUntilGone } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 
-const SAMPLE = resolve(__dirname, '../../data/pyvideo.jsonl.gz');
 const RECORDS = 300;
 const admin = token('finality-admin', ['admin']);
 
@@ -38,15 +36,8 @@ describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
     await context?.close();
   }, 60_000);
 
-  const importSample = async () => {
-    const result = await runProcess(ENTRY.cli, [
-      'import',
-      SAMPLE,
-      '--limit',
-      String(RECORDS),
-      '--batch-size',
-      '100',
-    ]);
+  const importRecords = async () => {
+    const result = await importSample(RECORDS, 100);
     expect(result).toMatchObject({ code: 0 });
     return result.output;
   };
@@ -60,7 +51,7 @@ describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
     );
 
   it('skips purged and erased videos, says so, and keeps a soft-deleted one in the trash', async () => {
-    expect(await importSample()).toMatch(
+    expect(await importRecords()).toMatch(
       new RegExp(
         `Imported ${RECORDS} of ${RECORDS} records.* ${RECORDS} documents indexed, 0 refused .* 0 skipped: deleted`,
       ),
@@ -97,7 +88,7 @@ describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
       gone.map((video) => video.id),
     );
 
-    const output = await importSample();
+    const output = await importRecords();
     expect(output).toMatch(new RegExp(`Imported ${RECORDS - gone.length} of ${RECORDS} records`));
     expect(output).toMatch(new RegExp(` ${gone.length} skipped: deleted`));
     expect(output).toMatch(/ 0 refused /);

@@ -1,11 +1,9 @@
-import { resolve } from 'node:path';
 import { uuidV5, VIDEO_ID_NAMESPACE } from '@app/shared/ids/uuid';
 import { stemmedText } from '@app/shared/search/search-text';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
-import { ENTRY, runProcess } from '../support/processes';
+import { importSample } from '../support/sample-import';
 import { openTestContext, type TestContext } from '../support/test-context';
 
-const SAMPLE = resolve(__dirname, '../../data/pyvideo.jsonl.gz');
 /** The sample's first record: three speakers, event "Bay Piggies". */
 const FIRST_SLUG = 'bay-piggies/april-2016-baypiggies-meeting-at-linkedin-a-preview-of-pycon';
 
@@ -19,21 +17,14 @@ describe('npm run cli -- import', () => {
 
   afterAll(() => context.close());
 
-  async function importSample(limit: number) {
-    const result = await runProcess(ENTRY.cli, [
-      'import',
-      SAMPLE,
-      '--limit',
-      String(limit),
-      '--batch-size',
-      '200',
-    ]);
+  async function importRecords(limit: number) {
+    const result = await importSample(limit, 200);
     expect(result).toMatchObject({ code: 0 });
     return result.output;
   }
 
   it('500 records leave exactly 500 rows, their objects in S3 and 500 documents in the index', async () => {
-    const output = await importSample(500);
+    const output = await importRecords(500);
     expect(output).toMatch(/Imported 500 of 500 records/);
 
     const rows: { id: string }[] = await context.dataSource.query('SELECT id FROM videos');
@@ -71,7 +62,7 @@ describe('npm run cli -- import', () => {
   });
 
   it('upserts by id: importing the same records again adds nothing and bumps the version', async () => {
-    await importSample(500);
+    await importRecords(500);
     const rows: { count: string; versions: string }[] = await context.dataSource.query(
       'SELECT COUNT(*) AS count, GROUP_CONCAT(DISTINCT version) AS versions FROM videos',
     );

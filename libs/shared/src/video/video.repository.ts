@@ -248,16 +248,11 @@ export class VideoRepository {
   }
 
   /**
-   * Ends deletions in the caller's transaction: their audit records, then their rows, one statement
-   * each for the whole batch.
+   * Ends deletions in the caller's transaction: their audit records, then their rows (those in
+   * `deleting`), one statement each for the whole batch.
    */
-  async finishDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
-    if (finished.length === 0) return;
-    await this.recordAudits(manager, finished);
-    await manager.query('DELETE FROM videos WHERE id IN (?) AND state = ?', [
-      finished.map(({ video }) => video.id),
-      VideoState.Deleting,
-    ]);
+  finishDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
+    return this.endDeletions(manager, finished, '=');
   }
 
   /**
@@ -265,10 +260,18 @@ export class VideoRepository {
    * backup): their audit records again, and the rows the backup brought back, whatever their state
    * but `deleting` (a purge under way finishes that one itself, with its event).
    */
-  async reapplyDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
+  reapplyDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
+    return this.endDeletions(manager, finished, '<>');
+  }
+
+  private async endDeletions(
+    manager: EntityManager,
+    finished: FinishedDeletion[],
+    deleting: '=' | '<>',
+  ): Promise<void> {
     if (finished.length === 0) return;
     await this.recordAudits(manager, finished);
-    await manager.query('DELETE FROM videos WHERE id IN (?) AND state <> ?', [
+    await manager.query(`DELETE FROM videos WHERE id IN (?) AND state ${deleting} ?`, [
       finished.map(({ video }) => video.id),
       VideoState.Deleting,
     ]);
