@@ -1,7 +1,9 @@
-import { authorRemains, erasureCompletedEvents, followErasure, type ErasureBody } from '../support/erasures';
+import { authorRemains, followErasure, outboxMentions, type ErasureBody } from '../support/erasures';
+import { waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
+import { startWebhookReceiver, webhookEnv, type WebhookReceiver } from '../support/webhook-receiver';
 
 const DAY = 86_400_000;
 const author = token('erase-author');
@@ -150,18 +152,12 @@ describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId
       );
     // retentionDays applies to every video, the one soft-deleted before included (from its own deletedAt).
     expect(rows.filter((row) => row.purge_at.getTime() - row.deleted_at.getTime() !== 5 * DAY)).toEqual([]);
-    expect(await erasureCompletedEvents(context, final.erasureId)).toEqual([
-      expect.objectContaining({
-        type: 'erasure.completed',
-        data: expect.objectContaining({ erasureId: final.erasureId, total: 45, mode: 'soft' }) as unknown,
-      }),
-    ]);
-    const events: { n: number | string }[] = await context.dataSource.query(
-      "SELECT COUNT(*) AS n FROM outbox_events WHERE type = 'video.soft_deleted' AND subject IN (?)",
-      [ids],
-    );
-    // 44 soft deletes by the erasure and 2 for the video deleted first (by the author, then its new retention).
-    expect(Number(events[0]!.n)).toBe(46);
+    // No receiver is configured, so none of the author's events was pending: the completion erased them all.
+    expect(await outboxMentions(context, 'erase-author', [...ids, final.erasureId])).toEqual({
+      events: 0,
+      deliveries: 0,
+    });
+    expect(await outboxMentions(context, 'erase-bystander', other)).toEqual({ events: 0, deliveries: 0 });
 
     // Completed: a new request starts a new erasure.
     const again = await erase('erase-author', '?dryRun=false');
@@ -185,7 +181,10 @@ describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId
       [ids],
     );
     expect(Date.parse(final.completedAt!)).toBeGreaterThanOrEqual(purgedAt[0]!.last.getTime());
-    expect(await erasureCompletedEvents(context, final.erasureId)).toHaveLength(1);
+    expect(await outboxMentions(context, 'erase-forever', [...ids, final.erasureId])).toEqual({
+      events: 0,
+      deliveries: 0,
+    });
     const receipt = await call<{ state: string; requestedBy: string }>(
       'GET',
       `${system.api}/api/videos/${ids[0]!}/deletion`,
@@ -193,4 +192,88 @@ describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId
     );
     expect(receipt.body).toMatchObject({ state: 'deleted', requestedBy: 'erase-admin' });
   }, 120_000);
+});
+
+describe('a permanent erasure erases the author from the outbox once delivered (§10.4)', () => {
+  const AUTHOR = 'outbox-erased-author';
+  const OTHER = 'outbox-kept-author';
+  let context: TestContext;
+  let receiver: WebhookReceiver;
+  let system: System;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    receiver = await startWebhookReceiver();
+    system = await startSystem({
+      ...webhookEnv([receiver.url]),
+      BULK_BATCH_SIZE: '20',
+      OUTBOX_PRUNE_INTERVAL_MS: '1000',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await receiver?.close();
+    await context?.close();
+  }, 60_000);
+
+  it("delivers every event, erasure.completed once, then keeps no row about the author; another author's stay", async () => {
+    const ids = await seedVideos(context, 25, { authorId: AUTHOR });
+    const others = await seedVideos(context, 2, { authorId: OTHER });
+    // Events before the erasure, of both authors.
+    for (const [id, owner] of [
+      [ids[0]!, AUTHOR],
+      [others[0]!, OTHER],
+    ] as const) {
+      expect((await call('DELETE', `${system.api}/api/videos/${id}`, token(owner))).status).toBe(200);
+      expect((await call('POST', `${system.api}/api/videos/${id}/restore`, token(owner))).status).toBe(200);
+    }
+    const started = await call<Accepted>(
+      'DELETE',
+      `${system.api}/api/authors/${AUTHOR}/videos?permanent=true`,
+      token(AUTHOR),
+    );
+    expect(started).toMatchObject({ status: 202, body: { videos: 25 } });
+    const { erasureId } = started.body;
+    await followErasure(system.api, erasureId, token(AUTHOR), { timeoutMs: 90_000 });
+
+    // Receivers learn of the deletion (one event, whatever the repeats), then the outbox forgets it.
+    const completions = () =>
+      new Set(
+        receiver.received
+          .filter((event) => event.valid && event.type === 'erasure.completed')
+          .map((event) => event.id),
+      );
+    await waitFor('erasure.completed delivered', () =>
+      Promise.resolve(completions().size > 0 ? true : undefined),
+    );
+    const subjects = [...ids, erasureId];
+    await waitFor(
+      'no outbox row about the erased author',
+      async () => {
+        const left = await outboxMentions(context, AUTHOR, subjects);
+        return left.events + left.deliveries === 0 ? true : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(completions().size).toBe(1);
+    const received = receiver.received.filter(
+      (event) => event.valid && JSON.stringify(event.body).includes(AUTHOR),
+    );
+    // Two events before the erasure, a deletion start and a purge per video, the completion.
+    expect(new Set(received.map((event) => event.id)).size).toBe(2 + 2 * 25 + 1);
+
+    const kept: { author_id: string; n: string }[] = await context.dataSource.query(
+      'SELECT author_id, COUNT(*) AS n FROM outbox_events GROUP BY author_id',
+    );
+    expect(kept.map((row) => [row.author_id, Number(row.n)])).toEqual([[OTHER, 2]]);
+    await waitFor("the other author's events delivered, and kept", async () => {
+      const [row] = await context.dataSource.query<{ n: string }[]>(
+        "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE subject = ? AND state = 'delivered'",
+        [others[0]],
+      );
+      return Number(row!.n) === 2 ? true : undefined;
+    });
+  }, 180_000);
 });

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { createConnection, type Connection } from 'mysql2/promise';
-import { migrate } from '@app/shared/database/data-source';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, ensureDatabase, migrate, MIGRATIONS } from '@app/shared/database/data-source';
+import { OutboxRetention1795651200000 } from '@app/shared/database/migrations/1795651200000-outbox-retention';
 
 const DATABASE = 'videos_migration_test';
 const url = new URL(process.env.DATABASE_URL!);
@@ -51,6 +53,12 @@ describe('migrations', () => {
         'videos.idx_videos_id_state_version.id',
         'videos.idx_videos_id_state_version.state',
         'videos.idx_videos_id_state_version.version',
+        // The outbox's retention: an author's events, erased ones, settled deliveries by age.
+        'outbox_events.idx_outbox_events_author.author_id',
+        'outbox_events.idx_outbox_events_author.seq',
+        'outbox_events.idx_outbox_events_erased.erased_at',
+        'webhook_deliveries.idx_webhook_deliveries_settled.state',
+        'webhook_deliveries.idx_webhook_deliveries_settled.last_attempt_at',
       ]),
     );
   }, 60_000);
@@ -83,6 +91,7 @@ describe('migrations', () => {
       'erasures.active_author',
       'erasures.author_id',
       'erasures.requested_by',
+      'outbox_events.author_id',
       'videos.author_id',
       'videos.deletion_requested_by',
     ]);
@@ -158,5 +167,68 @@ describe('migrations', () => {
     const before = await schema();
     expect(await migrate({ DATABASE_URL })).toEqual([]);
     expect(await schema()).toEqual(before);
+  }, 60_000);
+});
+
+describe('migration OutboxRetention1795651200000 on an outbox recorded before it', () => {
+  const name = 'videos_migration_backfill_test';
+  const backfillUrl = new URL(process.env.DATABASE_URL!);
+  backfillUrl.pathname = `/${name}`;
+  let dataSource: DataSource;
+
+  afterAll(async () => {
+    await dataSource?.query(`DROP DATABASE IF EXISTS ${name}`);
+    await dataSource?.destroy();
+  });
+
+  it("backfills each event's author from its body, and marks those of authors whose erasure completed", async () => {
+    const server = await createConnection({
+      host: backfillUrl.hostname,
+      port: Number(backfillUrl.port || 3306),
+      user: backfillUrl.username || 'root',
+    });
+    await server.query(`DROP DATABASE IF EXISTS ${name}`);
+    await server.end();
+    await ensureDatabase(backfillUrl.toString());
+    // Every migration before this one: the outbox as an earlier version left it.
+    dataSource = new DataSource({
+      ...dataSourceOptions({ DATABASE_URL: backfillUrl.toString() }),
+      migrations: MIGRATIONS.filter((migration) => migration !== OutboxRetention1795651200000),
+    });
+    await dataSource.initialize();
+    await dataSource.runMigrations({ transaction: 'each' });
+    const completedAt = new Date('2026-05-01T00:00:00Z');
+    const event = (n: number, authorId: string, at: Date) => [
+      `00000000-0000-4000-8000-00000000000${n}`,
+      'video.restored',
+      `video-${n}`,
+      JSON.stringify({ type: 'video.restored', data: { videoId: `video-${n}`, authorId } }),
+      at,
+    ];
+    await dataSource.query('INSERT INTO outbox_events (id, type, subject, body, occurred_at) VALUES ?', [
+      [
+        event(1, 'gone', new Date(completedAt.getTime() - 1_000)),
+        event(2, 'Gone', new Date(completedAt.getTime() - 1_000)),
+        event(3, 'gone', new Date(completedAt.getTime() + 1_000)),
+        event(4, 'kept', completedAt),
+      ],
+    ]);
+    await dataSource.query(
+      `INSERT INTO erasures (id, author_id, mode, requested_by, state, total, done, started_at, completed_at, updated_at)
+       VALUES ('10000000-0000-4000-8000-000000000000', 'gone', 'permanent', 'gone', 'completed', 0, 0, ?, ?, ?)`,
+      [completedAt, completedAt, completedAt],
+    );
+
+    expect(await migrate({ DATABASE_URL: backfillUrl.toString() })).toEqual(['OutboxRetention1795651200000']);
+    const rows: { subject: string; author_id: string; erased_at: Date | null }[] = await dataSource.query(
+      'SELECT subject, author_id, erased_at FROM outbox_events ORDER BY seq',
+    );
+    // Only what was recorded up to the erasure's completion, and only that author, byte for byte.
+    expect(rows).toEqual([
+      { subject: 'video-1', author_id: 'gone', erased_at: completedAt },
+      { subject: 'video-2', author_id: 'Gone', erased_at: null },
+      { subject: 'video-3', author_id: 'gone', erased_at: null },
+      { subject: 'video-4', author_id: 'kept', erased_at: null },
+    ]);
   }, 60_000);
 });

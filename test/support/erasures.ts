@@ -47,13 +47,21 @@ export async function followErasure(
   }
 }
 
-/** The `erasure.completed` events recorded for an erasure (exactly one once it completed). */
-export async function erasureCompletedEvents(context: TestContext, erasureId: string): Promise<unknown[]> {
-  const rows: { body: string }[] = await context.dataSource.query(
-    "SELECT body FROM outbox_events WHERE type = 'erasure.completed' AND subject = ?",
-    [erasureId],
+/**
+ * Rows of the outbox that still say anything about an author: events naming them (column or body,
+ * byte for byte), and deliveries about their videos or erasures (`subjects`), whose event is gone,
+ * or whose receiver's answer names them.
+ */
+export async function outboxMentions(context: TestContext, authorId: string, subjects: string[]) {
+  const [row] = await context.dataSource.query<{ events: string; deliveries: string }[]>(
+    `SELECT
+       (SELECT COUNT(*) FROM outbox_events WHERE author_id = ? OR body COLLATE utf8mb4_bin LIKE ?) AS events,
+       (SELECT COUNT(*) FROM webhook_deliveries d
+        WHERE d.subject IN (?) OR d.last_error COLLATE utf8mb4_bin LIKE ?
+           OR NOT EXISTS (SELECT 1 FROM outbox_events o WHERE o.id = d.event_id)) AS deliveries`,
+    [authorId, `%${JSON.stringify(authorId)}%`, subjects, `%${authorId}%`],
   );
-  return rows.map((row) => JSON.parse(row.body) as unknown);
+  return { events: Number(row!.events), deliveries: Number(row!.deliveries) };
 }
 
 /** What is left of an author's videos in MySQL, the bucket and the index, and their audit records. */

@@ -16,6 +16,7 @@ import { JobRunner } from './jobs/job-runner.service';
 import { OrphanSweepHandler } from './sweeps/orphan-sweep.handler';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
 import { ErasureSweepHandler } from './sweeps/erasure-sweep.handler';
+import { OutboxPruneHandler } from './sweeps/outbox-prune.handler';
 import { DeliverWebhookHandler } from './webhooks/deliver-webhook.handler';
 import { WebhookSweepHandler } from './webhooks/webhook-sweep.handler';
 
@@ -30,6 +31,7 @@ const HANDLERS = [
   OrphanSweepHandler,
   DeliverWebhookHandler,
   WebhookSweepHandler,
+  OutboxPruneHandler,
 ];
 
 @Module({

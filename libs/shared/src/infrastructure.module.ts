@@ -12,6 +12,8 @@ import { StorageCleaner } from './storage/storage-cleaner';
 import { JobQueues } from './queue/job-queues.service';
 import { OutboxRepository } from './events/outbox.repository';
 import { OutboxService } from './events/outbox.service';
+import { OutboxRetentionRepository } from './events/outbox-retention.repository';
+import { OutboxRetentionService } from './events/outbox-retention.service';
 import { WebhookClient } from './events/webhook.client';
 import { WebhookDeliveryService } from './events/webhook-delivery.service';
 import { WebhookSigner } from './events/webhook-signer';
@@ -47,6 +49,8 @@ const SERVICES = [
   ErasureWorkService,
   OutboxRepository,
   OutboxService,
+  OutboxRetentionRepository,
+  OutboxRetentionService,
   WebhookClient,
   WebhookSigner,
   WebhookDeliveryService,

@@ -1,9 +1,10 @@
-import { authorRemains, erasureCompletedEvents, type ErasureBody } from '../erasures';
+import { authorRemains, outboxMentions, type ErasureBody } from '../erasures';
 import { sleep, waitFor, type RunningProcess } from '../processes';
 import { startOwnRedis } from '../redis-server';
 import { seedVideos } from '../seed';
 import { call, startSystem, token } from '../system';
 import { openTestContext } from '../test-context';
+import { startWebhookReceiver, webhookEnv } from '../webhook-receiver';
 import type { ScenarioReport } from './report';
 
 export interface ErasureStormOptions {
@@ -23,15 +24,18 @@ const AUTHOR = 'erasure-storm';
  * A permanent erasure of one author's videos while the only worker is SIGKILLed again and again
  * and its Redis is flushed once (after the first kill, so the erasure's job and every schedule are
  * lost). The API keeps running and is asked again mid-way (it must answer the same erasure); its
- * progress is read all along. Expected: it completes once (one `erasure.completed`), `done` only
- * moves forward, never past `total`, and ends equal to it; every video is purged exactly once, and
- * no row, media object or index document is left.
+ * progress is read all along. Expected: it completes once (one `erasure.completed`, as the webhook
+ * receiver sees it), `done` only moves forward, never past `total`, and ends equal to it; every
+ * video is purged exactly once, and no row, media object, index document or outbox row is left.
  */
 export async function erasureStorm(options: ErasureStormOptions): Promise<ScenarioReport> {
   const context = await openTestContext();
   const redis = await startOwnRedis();
+  const receiver = await startWebhookReceiver();
   const system = await startSystem(
     {
+      ...webhookEnv([receiver.url]),
+      OUTBOX_PRUNE_INTERVAL_MS: '1000',
       REDIS_URL: redis.url,
       PURGE_SWEEP_INTERVAL_MS: '1000',
       SCHEDULE_CHECK_INTERVAL_MS: '1000',
@@ -121,7 +125,22 @@ export async function erasureStorm(options: ErasureStormOptions): Promise<Scenar
 
     const backwards = seen.filter((body, n) => n > 0 && body.done < seen[n - 1]!.done).length;
     const beyond = seen.filter((body) => body.done > body.total).length;
-    const completions = await erasureCompletedEvents(context, erasureId);
+    // Every event is delivered, then the outbox forgets the author.
+    const outboxLeft = await waitFor(
+      'the outbox to forget the author',
+      async () => {
+        const left = await outboxMentions(context, AUTHOR, [...ids, erasureId]);
+        return left.events + left.deliveries === 0 ? left : undefined;
+      },
+      { timeoutMs: options.timeoutMs, intervalMs: 500 },
+    ).catch(() => outboxMentions(context, AUTHOR, [...ids, erasureId]));
+    const completions = [
+      ...new Set(
+        receiver.received
+          .filter((event) => event.valid && event.type === 'erasure.completed')
+          .map((event) => event.id),
+      ),
+    ];
     const erasures = await context.dataSource.query<{ n: number | string }[]>(
       'SELECT COUNT(*) AS n FROM erasures WHERE author_id = ?',
       [AUTHOR],
@@ -144,6 +163,8 @@ export async function erasureStorm(options: ErasureStormOptions): Promise<Scenar
     if (left.audits !== options.videos || !left.auditedOnce) violations.push(`${left.audits} audit records`);
     if (left.objects > 0) violations.push(`${left.objects} media objects left`);
     if (left.documents > 0) violations.push(`${left.documents} index documents left`);
+    if (outboxLeft.events + outboxLeft.deliveries > 0)
+      violations.push(`outbox left: ${JSON.stringify(outboxLeft)}`);
     if (lastPurge && Date.parse(final.completedAt!) < lastPurge.last.getTime()) {
       violations.push('completed before its last purge');
     }
@@ -153,12 +174,13 @@ export async function erasureStorm(options: ErasureStormOptions): Promise<Scenar
       load: `permanent erasure of one author's ${options.videos} videos (1 object each), batches of ${options.batchSize}`,
       faults: `worker SIGKILL ${killedAt.length}× (at ${killedAt.join(', ')}), Redis FLUSHALL after the first; asked again mid-way`,
       expected:
-        'completes once; done only rises, never past total, ends = total; every video purged once; no row, object or document left',
-      observed: `${completions.length} erasure.completed; done ${final.done}/${final.total} (${seen.length} reads, ${backwards} backwards, ${beyond} beyond total); asked again: ${askedAgain === erasureId ? 'same erasure' : String(askedAgain)}; ${left.audits} audited${left.auditedOnce ? ' once each' : ''}, ${Object.keys(left.rows).length} rows, ${left.objects} objects, ${left.documents} documents`,
+        'completes once; done only rises, never past total, ends = total; every video purged once; no row, object, document or outbox row left',
+      observed: `${completions.length} erasure.completed; done ${final.done}/${final.total} (${seen.length} reads, ${backwards} backwards, ${beyond} beyond total); asked again: ${askedAgain === erasureId ? 'same erasure' : String(askedAgain)}; ${left.audits} audited${left.auditedOnce ? ' once each' : ''}, ${Object.keys(left.rows).length} rows, ${left.objects} objects, ${left.documents} documents, ${outboxLeft.events + outboxLeft.deliveries} outbox rows`,
       violations,
     };
   } finally {
     await system.stop();
+    await receiver.close();
     await redis.stop();
     await context.close();
   }

@@ -80,6 +80,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       ['orphan-sweep', this.config.ORPHAN_SWEEP_INTERVAL_MS],
       ['reconcile-index', this.config.RECONCILE_INTERVAL_MS],
       ['webhook-sweep', this.config.WEBHOOK_SWEEP_INTERVAL_MS],
+      ['outbox-prune', this.config.OUTBOX_PRUNE_INTERVAL_MS],
     ];
     for (const [name, every] of schedules) {
       const queue = this.queues.queue(JOB_QUEUES[name]);

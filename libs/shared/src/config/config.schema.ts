@@ -131,6 +131,13 @@ export const configSchema = z
     WEBHOOK_RETRY_WINDOW_MS: int(1_000, 2_592_000_000).default(259_200_000),
     /** How often the worker looks in MySQL for deliveries that are due (new events, retries, after a Redis loss). */
     WEBHOOK_SWEEP_INTERVAL_MS: int(100, 3_600_000).default(1_000),
+    /** Days a delivered event is kept after its delivery (dead deliveries: 30 days after their last attempt). */
+    OUTBOX_RETENTION_DAYS: int(0, 3650).default(7),
+    /**
+     * How often the worker prunes the outbox. An erased author's events go at the first run after
+     * their deliveries settle, so this is also how long such an event outlives its delivery.
+     */
+    OUTBOX_PRUNE_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
   })
   .superRefine((config, context) => {
     // Zod runs this even when a field failed: only a list that parsed counts.

@@ -14,6 +14,7 @@ import { Outbox1795348800000 } from './migrations/1795348800000-outbox';
 import { TrashErasuresReceipts1795392000000 } from './migrations/1795392000000-trash-erasures-receipts';
 import { SearchCheckIndex1795478400000 } from './migrations/1795478400000-search-check-index';
 import { ExactIdentities1795564800000 } from './migrations/1795564800000-exact-identities';
+import { OutboxRetention1795651200000 } from './migrations/1795651200000-outbox-retention';
 
 export const ENTITIES = [
   VideoEntity,
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   TrashErasuresReceipts1795392000000,
   SearchCheckIndex1795478400000,
   ExactIdentities1795564800000,
+  OutboxRetention1795651200000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

@@ -1,4 +1,6 @@
+import { OutboxRetentionService } from '../events/outbox-retention.service';
 import { fakeErasureStore } from '../testing/fake-erasures';
+import { fakeOutboxStore } from '../testing/fake-outbox';
 import { fakeTransactions } from '../testing/fake-transactions';
 import { fakeVideo, fakeVideoStore, type FakeVideoOptions } from '../testing/fake-videos';
 import { VideoState } from '../video/video-state';
@@ -30,6 +32,7 @@ async function setUp(
 ) {
   const videos = fakeVideoStore(rows, options);
   const erasures = fakeErasureStore(videos.batches);
+  const outbox = fakeOutboxStore();
   await erasures.repository.insertUnlessActive({
     id: 'e1',
     authorId: 'owner',
@@ -39,16 +42,17 @@ async function setUp(
     startedAt: asked,
   });
   const work = new ErasureWorkService(
-    fakeTransactions(videos.table, videos.events, erasures.erasures),
+    fakeTransactions(videos.table, videos.events, erasures.erasures, outbox.events),
     erasures.repository,
     videos.batches,
     videos.commands,
     videos.outbox,
+    new OutboxRetentionService(outbox.repository, { OUTBOX_RETENTION_DAYS: 7 }),
     { RETENTION_DEFAULT_DAYS: 30, BULK_BATCH_SIZE: 500 },
   );
   const erasure = () => erasures.erasures.get('e1')!;
   const completions = () => videos.events.filter((event) => event.type === 'erasure.completed');
-  return { work, erasure, completions, ...videos };
+  return { work, erasure, completions, stored: outbox, ...videos };
 }
 
 describe('ErasureWorkService', () => {
@@ -121,6 +125,30 @@ describe('ErasureWorkService', () => {
     expect(erasure()).toMatchObject({ state: 'completed', activeAuthor: null });
     expect(await work.completeIfPurged('e1')).toBe(false);
     expect(completions()).toHaveLength(1);
+  });
+
+  it("erases the author's events when it completes: settled ones at once, pending ones marked", async () => {
+    const { work, table, stored: outbox } = await setUp(catalogue(2), { mode: 'permanent' });
+    const recorded = (seq: number, id: string, authorId: string) =>
+      outbox.events.push({ seq, id, authorId, occurredAt: asked, erasedAt: null });
+    recorded(1, 'delivered', 'owner');
+    recorded(2, 'pending', 'owner');
+    recorded(3, 'bystander', 'other');
+    outbox.deliveries.push(
+      { id: 1, eventId: 'delivered', state: 'delivered', lastAttemptAt: asked },
+      { id: 2, eventId: 'pending', state: 'pending', lastAttemptAt: null },
+      { id: 3, eventId: 'bystander', state: 'delivered', lastAttemptAt: asked },
+    );
+
+    expect(await work.run('e1')).toBe('walked');
+    expect(outbox.events.every((event) => event.erasedAt === null)).toBe(true);
+    table.clear();
+    expect(await work.completeIfPurged('e1')).toBe(true);
+    expect(outbox.events.map((event) => [event.id, event.erasedAt !== null])).toEqual([
+      ['pending', true],
+      ['bystander', false],
+    ]);
+    expect(outbox.deliveries.map((delivery) => delivery.eventId)).toEqual(['pending', 'bystander']);
   });
 
   it('counts a video another deletion took meanwhile as done', async () => {

@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { OutboxService } from '../events/outbox.service';
+import { OutboxRetentionService } from '../events/outbox-retention.service';
 import { VideoBatchCommands, type BatchChange } from '../video/video-batch-commands.service';
 import { VideoBatchRepository } from '../video/video-batch.repository';
 import type { Actor, Command } from '../video/video-lifecycle';
@@ -18,10 +19,13 @@ export type ErasureStep = 'moved' | 'walked' | 'completed' | 'not_running';
  * are committed together, so a process killed at any moment leaves either the whole batch or none
  * of it, and the next run (the job's retry, or the sweep's new job) carries on from the position
  * MySQL holds. A soft erasure completes with its walk; a permanent one when the worker's purges
- * have removed every one of its videos (media, index document and row).
+ * have removed every one of its videos (media, index document and row). Either way its completion
+ * erases the author's events from the outbox (docs/contract.md §10.4): those whose deliveries have
+ * settled at once, the others (`erasure.completed` among them) as soon as theirs settle.
  */
 @Injectable()
 export class ErasureWorkService {
+  private readonly logger = new Logger(ErasureWorkService.name);
   private readonly defaultRetentionDays: number;
   /** Videos per transaction: each batch is one short transaction, whatever the author's catalogue. */
   private readonly batchSize: number;
@@ -32,6 +36,7 @@ export class ErasureWorkService {
     private readonly batches: VideoBatchRepository,
     private readonly commands: VideoBatchCommands,
     private readonly outbox: OutboxService,
+    private readonly outboxRetention: OutboxRetentionService,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'RETENTION_DEFAULT_DAYS' | 'BULK_BATCH_SIZE'>,
   ) {
     this.defaultRetentionDays = config.RETENTION_DEFAULT_DAYS;
@@ -47,6 +52,7 @@ export class ErasureWorkService {
       );
       await this.commands.followUp(changes, now, requestId);
       if (step === 'walked') return (await this.completeIfPurged(erasureId)) ? 'completed' : 'walked';
+      if (step === 'completed') await this.pruneErasedEvents();
       if (step !== 'moved') return step;
     }
   }
@@ -87,17 +93,22 @@ export class ErasureWorkService {
    * Completes a permanent erasure whose videos are all purged: none of the author's videos it
    * covered is still being deleted. Returns whether it completed now.
    */
-  completeIfPurged(erasureId: string): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
+  async completeIfPurged(erasureId: string): Promise<boolean> {
+    const completed = await this.dataSource.transaction(async (manager) => {
       const erasure = await this.erasures.lockById(manager, erasureId);
       if (erasure?.state !== 'purging') return false;
       if ((await this.batches.countDeleting(manager, erasure.authorId, erasure.startedAt)) > 0) return false;
       await this.complete(manager, erasure, new Date());
       return true;
     });
+    if (completed) await this.pruneErasedEvents();
+    return completed;
   }
 
-  /** Marks the erasure completed and records `erasure.completed`, in one transaction: both or neither. */
+  /**
+   * Marks the erasure completed, records `erasure.completed` and marks the author's events erased
+   * (that one included), in one transaction: all or nothing.
+   */
   private async complete(manager: EntityManager, erasure: ErasureEntity, now: Date): Promise<void> {
     if (!(await this.erasures.finishWalk(manager, erasure.id, 'completed', now))) return;
     await this.outbox.recordErasureCompleted(
@@ -113,6 +124,19 @@ export class ErasureWorkService {
       },
       now,
     );
+    await this.outboxRetention.markAuthorErased(manager, erasure.authorId, now);
+  }
+
+  /**
+   * After the completion's commit: the erased events whose deliveries have settled go now, in
+   * batches of their own. What this does not finish (a failure, a killed worker), the prune sweep does.
+   */
+  private async pruneErasedEvents(): Promise<void> {
+    await this.outboxRetention
+      .pruneErased()
+      .catch((error: unknown) =>
+        this.logger.warn(`erased events left to the outbox prune sweep: ${String(error)}`),
+      );
   }
 
   private command(erasure: ErasureEntity): Command {

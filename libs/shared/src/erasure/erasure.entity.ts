@@ -15,6 +15,7 @@ export class ErasureEntity {
   @PrimaryColumn({ type: 'char', length: 36, charset: 'ascii', collation: 'ascii_bin' })
   id!: string;
 
+  /** Compared byte for byte, as every identity column (database/exact-text.ts, docs/contract.md §2). */
   @Column({ name: 'author_id', type: 'varchar', length: 128 })
   authorId!: string;
 

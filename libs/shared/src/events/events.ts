@@ -62,6 +62,8 @@ export interface RecordedEvent {
   id: string;
   type: EventType;
   subject: string;
+  /** Who the event is about (every event names its author): an erasure finds the event by it. */
+  authorId: string;
   body: string;
   occurredAt: Date;
 }
@@ -73,7 +75,14 @@ export function recordedEvent(event: NewEvent, id: string = randomUUID()): Recor
     timestamp: event.occurredAt.toISOString(),
     data: event.data,
   });
-  return { id, type: event.type, subject: event.subject, body, occurredAt: event.occurredAt };
+  return {
+    id,
+    type: event.type,
+    subject: event.subject,
+    authorId: event.data.authorId,
+    body,
+    occurredAt: event.occurredAt,
+  };
 }
 
 /** The event a committed change of a video's state reports (soft delete, restore, deletion start). */

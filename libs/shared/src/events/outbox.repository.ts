@@ -59,9 +59,19 @@ export class OutboxRepository {
   /** Writes events and one pending delivery per event and receiver, in the caller's transaction. */
   async insert(manager: EntityManager, events: RecordedEvent[], endpoints: Endpoint[]): Promise<void> {
     if (events.length === 0) return;
-    await manager.query('INSERT INTO outbox_events (id, type, subject, body, occurred_at) VALUES ?', [
-      events.map((event) => [event.id, event.type, event.subject, event.body, event.occurredAt]),
-    ]);
+    await manager.query(
+      'INSERT INTO outbox_events (id, type, subject, author_id, body, occurred_at) VALUES ?',
+      [
+        events.map((event) => [
+          event.id,
+          event.type,
+          event.subject,
+          event.authorId,
+          event.body,
+          event.occurredAt,
+        ]),
+      ],
+    );
     if (endpoints.length === 0) return;
     await manager.query(
       'INSERT INTO webhook_deliveries (event_id, endpoint, endpoint_key, subject, next_attempt_at) VALUES ?',
@@ -201,7 +211,8 @@ export class OutboxRepository {
   /** Every event recorded about a subject, in order (tests and the CLI read the outbox through this). */
   eventsAbout(subject: string): Promise<RecordedEvent[]> {
     return this.dataSource.query(
-      'SELECT id, type, subject, body, occurred_at AS occurredAt FROM outbox_events WHERE subject = ? ORDER BY seq',
+      `SELECT id, type, subject, author_id AS authorId, body, occurred_at AS occurredAt FROM outbox_events
+       WHERE subject = ? ORDER BY seq`,
       [subject],
     );
   }

@@ -10,6 +10,7 @@ export type DeliveryState = 'pending' | 'delivered' | 'dead';
 @Index('uq_webhook_deliveries_event_endpoint', ['eventId', 'endpointKey'], { unique: true })
 @Index('idx_webhook_deliveries_due', ['state', 'nextAttemptAt'])
 @Index('idx_webhook_deliveries_order', ['endpointKey', 'subject', 'id'])
+@Index('idx_webhook_deliveries_settled', ['state', 'lastAttemptAt'])
 export class WebhookDeliveryEntity {
   /** Creation order, which is the order of the events per subject. */
   @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })

@@ -22,6 +22,8 @@ export interface JobPayloads {
   'erase-author': { erasureId: string; requestId?: string };
   /** Find unfinished erasures in MySQL: (re)enqueue those still moving videos, complete those whose purges are done. */
   'erasure-sweep': Record<string, never>;
+  /** Delete what the outbox's retention lets go: erased authors' events, settled deliveries, events without any. */
+  'outbox-prune': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -37,6 +39,7 @@ export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   'webhook-sweep': QUEUES.webhooks,
   'erase-author': QUEUES.deletion,
   'erasure-sweep': QUEUES.maintenance,
+  'outbox-prune': QUEUES.maintenance,
 };
 
 export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];

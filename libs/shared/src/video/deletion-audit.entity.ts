@@ -17,6 +17,7 @@ export class DeletionAuditEntity {
   })
   videoId!: string;
 
+  /** Compared byte for byte, as every identity column (database/exact-text.ts, docs/contract.md §2). */
   @Column({ name: 'author_id', type: 'varchar', length: 128 })
   authorId!: string;
 

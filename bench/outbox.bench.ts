@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { recordedEvent } from '@app/shared/events/events';
+import { endpointOf } from '@app/shared/events/outbox.service';
+import { OutboxRetentionRepository } from '@app/shared/events/outbox-retention.repository';
+import { OutboxRetentionService } from '@app/shared/events/outbox-retention.service';
+import { sleep, type BenchContext } from './lib/kit';
+import { summarize, type RunStats } from './lib/stats';
+
+export interface OutboxPruneBench {
+  /** Delivered events filled, each with one delivery. */
+  events: number;
+  fillSeconds: number;
+  /** Rows deleted (events and deliveries) and how fast, over every run until the prune was complete. */
+  removed: number;
+  seconds: number;
+  perSecond: number;
+  runs: number;
+  /** Each call into MySQL the prune made: one statement, or the short transaction that deletes events. */
+  statements: RunStats & { maxMs: number };
+  /** Events recorded meanwhile (one event and its delivery per transaction, as a change records them). */
+  writer: RunStats & { maxMs: number };
+  /** The webhook sweep's query for due deliveries, meanwhile. */
+  reader: RunStats & { maxMs: number };
+  /** The same writer and reader for BASELINE_MS before the prune: what the machine gives them without it. */
+  baseline: { writer: RunStats & { maxMs: number }; reader: RunStats & { maxMs: number } };
+  /** InnoDB row lock waits during the prune, server-wide (other databases on the server included). */
+  rowLockWaits: number;
+}
+
+const RECEIVER = endpointOf('http://receiver.bench/hooks');
+/** Rows per fill statement: each is its own transaction, so the undo log stays small. */
+const FILL_BATCH = 100_000;
+const DAY_MS = 86_400_000;
+const BASELINE_MS = 20_000;
+
+const withMax = (latencies: number[], seconds: number) => ({
+  ...summarize(latencies, seconds),
+  maxMs: Math.max(0, ...latencies),
+});
+
+/**
+ * `events` delivered events and their deliveries, delivered a day past the retention, written by
+ * MariaDB's sequence engine (`seq_1_to_N`) in a few statements rather than a million round trips.
+ */
+async function fill(context: BenchContext, events: number, retentionDays: number): Promise<void> {
+  const { dataSource } = context;
+  await dataSource.query('TRUNCATE TABLE webhook_deliveries');
+  await dataSource.query('TRUNCATE TABLE outbox_events');
+  const base = new Date(Date.now() - (retentionDays + 2) * DAY_MS);
+  for (let from = 1; from <= events; from += FILL_BATCH) {
+    await dataSource.query(
+      `INSERT INTO outbox_events (id, type, subject, author_id, body, occurred_at)
+       SELECT UUID(), 'video.purged', CONCAT('bench-video-', s.seq), CONCAT('bench-author-', s.seq MOD 5000),
+         CONCAT('{"type":"video.purged","timestamp":"2026-01-01T00:00:00.000Z","data":{"videoId":"bench-video-', s.seq,
+           '","authorId":"bench-author-', s.seq MOD 5000, '","reason":"permanent","requestedBy":"bench-author-',
+           s.seq MOD 5000, '","deletedAt":null,"purgedAt":"2026-01-01T00:00:00.000Z","objectsRemoved":2}}'),
+         ? + INTERVAL s.seq * 50 MICROSECOND
+       FROM seq_1_to_${events} s WHERE s.seq BETWEEN ? AND ?`,
+      [base, from, Math.min(events, from + FILL_BATCH - 1)],
+    );
+  }
+  // An INSERT … SELECT takes its auto-increment values in growing blocks and leaves the rest of the
+  // last one unused, so the events' seqs have gaps: their deliveries follow the seqs as written.
+  const [written] = await dataSource.query<{ last: string }[]>('SELECT MAX(seq) AS last FROM outbox_events');
+  for (let from = 1; from <= Number(written!.last); from += FILL_BATCH) {
+    await dataSource.query(
+      `INSERT INTO webhook_deliveries
+         (event_id, endpoint, endpoint_key, subject, state, attempts, next_attempt_at, last_attempt_at, delivered_at)
+       SELECT o.id, ?, ?, o.subject, 'delivered', 1, o.occurred_at, o.occurred_at + INTERVAL 1 SECOND,
+         o.occurred_at + INTERVAL 1 SECOND
+       FROM outbox_events o WHERE o.seq BETWEEN ? AND ?`,
+      [RECEIVER.url, RECEIVER.key, from, from + FILL_BATCH - 1],
+    );
+  }
+}
+
+/** `repository` with each call timed into `latencies`. */
+function timed(repository: OutboxRetentionRepository, latencies: number[]): OutboxRetentionRepository {
+  return new Proxy(repository, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        const t0 = performance.now();
+        try {
+          const call = value as (...a: unknown[]) => Promise<unknown>;
+          return await call.apply(target, args);
+        } finally {
+          latencies.push(performance.now() - t0);
+        }
+      };
+    },
+  });
+}
+
+/**
+ * The outbox's retention at scale: `events` delivered events past the retention, pruned run after
+ * run (each with the worker's time budget) until nothing is left to prune, while a writer records
+ * new events and a reader runs the due-deliveries query. Their worst latencies show whether the
+ * prune held locks they waited for.
+ */
+export async function benchOutboxPrune(
+  context: BenchContext,
+  { events, retentionDays }: { events: number; retentionDays: number },
+): Promise<OutboxPruneBench> {
+  const filled = performance.now();
+  await fill(context, events, retentionDays);
+  const fillSeconds = (performance.now() - filled) / 1000;
+
+  const statementMs: number[] = [];
+  const retention = new OutboxRetentionService(
+    timed(new OutboxRetentionRepository(context.dataSource), statementMs),
+    { OUTBOX_RETENTION_DAYS: retentionDays },
+  );
+  let running = true;
+  const loop = async (work: () => Promise<unknown>, latencies: number[], pauseMs: number) => {
+    while (running) {
+      const t0 = performance.now();
+      await work();
+      latencies.push(performance.now() - t0);
+      await sleep(pauseMs);
+    }
+  };
+  const record = () => {
+    const videoId = randomUUID();
+    const event = recordedEvent({
+      type: 'video.restored',
+      subject: videoId,
+      occurredAt: new Date(),
+      data: {
+        videoId,
+        authorId: 'bench-writer',
+        requestedBy: 'bench-writer',
+        restoredAt: new Date().toISOString(),
+      },
+    });
+    return context.dataSource.transaction((manager) => context.outbox.insert(manager, [event], [RECEIVER]));
+  };
+  /** The writer and the reader, until `done` settles; their latencies over that time. */
+  const load = async (done: Promise<unknown>) => {
+    const writerMs: number[] = [];
+    const readerMs: number[] = [];
+    const t0 = performance.now();
+    running = true;
+    const loops = [
+      loop(record, writerMs, 5),
+      loop(() => context.outbox.dueHeads(new Date(), 500), readerMs, 50),
+    ];
+    try {
+      await done;
+    } finally {
+      running = false;
+      await Promise.all(loops);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    return { writer: withMax(writerMs, seconds), reader: withMax(readerMs, seconds) };
+  };
+  const baseline = await load(sleep(BASELINE_MS));
+  const lockWaits = async () => {
+    const [row] = await context.dataSource.query<{ Value: string }[]>(
+      "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_waits'",
+    );
+    return Number(row!.Value);
+  };
+  const waitsBefore = await lockWaits();
+
+  const started = performance.now();
+  let removed = 0;
+  let runs = 0;
+  const during = await load(
+    (async () => {
+      for (let complete = false; !complete; runs += 1) {
+        const result = await retention.prune(new Date());
+        removed += result.events + result.deliveries;
+        complete = result.complete;
+      }
+    })(),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const rowLockWaits = (await lockWaits()) - waitsBefore;
+  const [left] = await context.dataSource.query<{ n: string }[]>(
+    "SELECT COUNT(*) AS n FROM outbox_events WHERE author_id <> 'bench-writer'",
+  );
+  if (Number(left!.n) > 0) throw new Error(`the prune left ${left!.n} of the aged events`);
+  if (removed !== 2 * events) throw new Error(`the prune removed ${removed} rows, not ${2 * events}`);
+  await context.dataSource.query('TRUNCATE TABLE webhook_deliveries');
+  await context.dataSource.query('TRUNCATE TABLE outbox_events');
+  return {
+    events,
+    fillSeconds,
+    removed,
+    seconds,
+    perSecond: removed / seconds,
+    runs,
+    statements: withMax(statementMs, seconds),
+    ...during,
+    baseline,
+    rowLockWaits,
+  };
+}
