@@ -18,6 +18,9 @@ export interface ReceivedEvent {
   type: string;
   videoId: string | undefined;
   body: Record<string, unknown>;
+  /** The request's path and query, and its Authorization header (from a URL's user:password@). */
+  path: string;
+  authorization: string | undefined;
   /** Verified by the Standard Webhooks library with the test secret. */
   valid: boolean;
   at: number;
@@ -89,6 +92,8 @@ export async function startWebhookReceiver(secret = TEST_WEBHOOK_SECRET): Promis
       type: body.type,
       videoId: body.data.videoId,
       body,
+      path: request.url ?? '',
+      authorization: request.headers.authorization,
       valid,
       at: Date.now(),
     });

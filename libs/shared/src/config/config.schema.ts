@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { receiverKey } from '../net/receiver-url';
 
 /** A whole number within bounds, written as plain digits. */
 const int = (min: number, max: number) => {
@@ -141,6 +142,28 @@ export const configSchema = z
         message: 'must be set when WEBHOOK_URLS is (deliveries are signed with it)',
       });
     }
+    if (Array.isArray(config.WEBHOOK_URLS)) {
+      for (const message of receiverProblems(config.WEBHOOK_URLS)) {
+        context.addIssue({ code: 'custom', path: ['WEBHOOK_URLS'], message });
+      }
+    }
   });
+
+/**
+ * What is wrong with receivers that parsed: two URLs that differ only in their credentials would
+ * be one receiver. No message repeats a URL, which may hold a password.
+ */
+function receiverProblems(urls: string[]): string[] {
+  const problems: string[] = [];
+  const keys = new Set<string>();
+  for (const url of urls) {
+    const host = new URL(url).hostname;
+    const key = receiverKey(url);
+    if (keys.has(key))
+      problems.push(`two URLs for ${host} differ only in their credentials (user:password@)`);
+    keys.add(key);
+  }
+  return problems;
+}
 
 export type AppConfig = z.infer<typeof configSchema>;

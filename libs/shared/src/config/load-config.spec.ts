@@ -97,6 +97,14 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('refuses two URLs that differ only in their credentials: they would be one receiver', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const receivers = 'https://a:one@receiver.example/in,https://b:two@receiver.example/in';
+    expect(problemsOf({ WEBHOOK_URLS: receivers, WEBHOOK_SECRET: secret })).toEqual([
+      'WEBHOOK_URLS: two URLs for receiver.example differ only in their credentials (user:password@)',
+    ]);
+  });
+
   it('names every bad variable at once', () => {
     const problems = problemsOf({ PORT: 'x', REDIS_URL: 'y' });
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['PORT', 'REDIS_URL']);

@@ -13,6 +13,7 @@ import { SpeakersEvent1795305600000 } from './migrations/1795305600000-speakers-
 import { Outbox1795348800000 } from './migrations/1795348800000-outbox';
 import { TrashErasuresReceipts1795392000000 } from './migrations/1795392000000-trash-erasures-receipts';
 import { SearchCheckIndex1795478400000 } from './migrations/1795478400000-search-check-index';
+import { WebhookEndpointsShown1795564800000 } from './migrations/1795564800000-webhook-endpoints-shown';
 
 export const ENTITIES = [
   VideoEntity,
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   Outbox1795348800000,
   TrashErasuresReceipts1795392000000,
   SearchCheckIndex1795478400000,
+  WebhookEndpointsShown1795564800000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {
