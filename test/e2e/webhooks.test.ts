@@ -256,6 +256,34 @@ describe('webhooks', () => {
     expect(target.validIds()).toEqual(new Set([event!.id]));
   }, 90_000);
 
+  it('refuses a receiver whose name resolves to loopback until allowed: the delivery fails visibly, then goes', async () => {
+    const target = await receiver();
+    const byName = target.url.replace('127.0.0.1', 'localhost');
+    await start([byName], { WEBHOOK_ALLOWED_HOSTS: '' });
+    const [id] = await seedVideos(context, 1);
+    await expectStatus('DELETE', `/api/videos/${id}`);
+    const refusal =
+      'destination 127.0.0.1 (localhost) is a loopback address; allow it with WEBHOOK_ALLOWED_HOSTS';
+    await waitFor('the refusal to be recorded', async () =>
+      (await lastErrors()).includes(refusal) ? true : undefined,
+    );
+    const [row] = await context.dataSource.query<{ state: string; attempts: number }[]>(
+      'SELECT state, attempts FROM webhook_deliveries',
+    );
+    // A failed attempt like any other: kept, retried, counted, and nothing reached the receiver.
+    expect(row!.state).toBe('pending');
+    expect(row!.attempts).toBeGreaterThan(0);
+    expect(await metric('webhook_deliveries_undelivered', 'failing')).toBe(1);
+    expect(target.received).toEqual([]);
+
+    // The operator allows it: a worker with the new configuration delivers what was refused.
+    const [, worker] = system!.processes;
+    await worker!.stop();
+    await system!.startWorker({ WEBHOOK_ALLOWED_HOSTS: 'localhost' });
+    await waitAllDelivered();
+    expect(target.validIds()).toEqual(new Set((await outbox([id!])).map((event) => event.id)));
+  }, 90_000);
+
   it("sends a receiver's credentials and query token, and shows them nowhere: rows, logs, CLI, dashboard, metrics", async () => {
     const target = await receiver();
     await target.setMode({ kind: 'status', status: 500 });

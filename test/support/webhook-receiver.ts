@@ -134,10 +134,14 @@ function stop(server: Server): Promise<void> {
   });
 }
 
-/** The environment of a system that delivers to `urls` quickly: short deadlines, retries and sweeps. */
+/**
+ * The environment of a system that delivers to `urls` quickly: short deadlines, retries and sweeps.
+ * The receivers listen on loopback, which a deployment reaches only when it says so.
+ */
 export function webhookEnv(urls: string[]): Record<string, string> {
   return {
     WEBHOOK_URLS: urls.join(','),
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_RETRY_BASE_MS: '200',
