@@ -1,4 +1,5 @@
 import { ENTRY, runProcess } from '../support/processes';
+import { TEST_WEBHOOK_SECRET } from '../support/webhook-receiver';
 
 describe('configuration errors stop the process and name the variable', () => {
   it.each([
@@ -14,6 +15,18 @@ describe('configuration errors stop the process and name the variable', () => {
     ['cli', ENTRY.cli, { S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE: must be true or false/],
     ['worker', ENTRY.worker, { WEBHOOK_URLS: 'file:///etc/passwd' }, /WEBHOOK_URLS: must be http\(s\) URLs/],
     ['api', ENTRY.api, { WEBHOOK_URLS: 'https://receiver.example/hooks' }, /WEBHOOK_SECRET: must be set/],
+    [
+      'worker',
+      ENTRY.worker,
+      { WEBHOOK_URLS: 'http://169.254.169.254/latest', WEBHOOK_SECRET: TEST_WEBHOOK_SECRET },
+      /WEBHOOK_URLS: destination 169\.254\.169\.254 is a cloud metadata address; allow it with WEBHOOK_ALLOWED_HOSTS/,
+    ],
+    [
+      'api',
+      ENTRY.api,
+      { WEBHOOK_ALLOWED_HOSTS: 'localhost,10.0.0.0/99' },
+      /WEBHOOK_ALLOWED_HOSTS: must be host names or IP ranges/,
+    ],
   ])(
     '%s with %p',
     async (_name, entry, env, message) => {

@@ -256,6 +256,76 @@ describe('webhooks', () => {
     expect(target.validIds()).toEqual(new Set([event!.id]));
   }, 90_000);
 
+  it('refuses a receiver whose name resolves to loopback until allowed: the delivery fails visibly, then goes', async () => {
+    const target = await receiver();
+    const byName = target.url.replace('127.0.0.1', 'localhost');
+    await start([byName], { WEBHOOK_ALLOWED_HOSTS: '' });
+    const [id] = await seedVideos(context, 1);
+    await expectStatus('DELETE', `/api/videos/${id}`);
+    const refusal =
+      'destination 127.0.0.1 (localhost) is a loopback address; allow it with WEBHOOK_ALLOWED_HOSTS';
+    await waitFor('the refusal to be recorded', async () =>
+      (await lastErrors()).includes(refusal) ? true : undefined,
+    );
+    const [row] = await context.dataSource.query<{ state: string; attempts: number }[]>(
+      'SELECT state, attempts FROM webhook_deliveries',
+    );
+    // A failed attempt like any other: kept, retried, counted, and nothing reached the receiver.
+    expect(row!.state).toBe('pending');
+    expect(row!.attempts).toBeGreaterThan(0);
+    expect(await metric('webhook_deliveries_undelivered', 'failing')).toBe(1);
+    expect(target.received).toEqual([]);
+
+    // The operator allows it: a worker with the new configuration delivers what was refused.
+    const [, worker] = system!.processes;
+    await worker!.stop();
+    await system!.startWorker({ WEBHOOK_ALLOWED_HOSTS: 'localhost' });
+    await waitAllDelivered();
+    expect(target.validIds()).toEqual(new Set((await outbox([id!])).map((event) => event.id)));
+  }, 90_000);
+
+  it("sends a receiver's credentials and query token, and shows them nowhere: rows, logs, CLI, dashboard, metrics", async () => {
+    const target = await receiver();
+    await target.setMode({ kind: 'status', status: 500 });
+    const secrets = ['pass-s3cret', 'query-s3cret'];
+    const configured = target.url.replace('http://', 'http://hooks:pass-s3cret@') + '?token=query-s3cret';
+    const env = { ...webhookEnv([configured]), REDIS_URL: redis.url, LOG_LEVEL: 'trace', ...ADMIN };
+    await start([configured], env);
+    const [id] = await seedVideos(context, 1);
+    await expectStatus('DELETE', `/api/videos/${id}`);
+    await waitFor('a failed attempt', async () => ((await lastErrors()).length > 0 ? true : undefined));
+
+    const rows = await context.dataSource.query<{ endpoint: string }[]>(
+      'SELECT endpoint FROM webhook_deliveries',
+    );
+    expect(rows.map((row) => row.endpoint)).toEqual([`${target.url}?token=***`]);
+    const listed = await runProcess(ENTRY.cli, ['webhooks', 'list'], env);
+    expect(listed.output).toContain(`${target.url}?token=***`);
+    const basic = Buffer.from(`${ADMIN.ADMIN_USERNAME}:${ADMIN.ADMIN_PASSWORD}`).toString('base64');
+    const board = await fetch(`${system!.api}/admin/queues/api/queues?activeQueue=webhooks&status=failed`, {
+      headers: { authorization: `Basic ${basic}` },
+    });
+    const metrics = await Promise.all(
+      [system!.api, system!.workerHealth].map(async (base) => (await fetch(`${base}/metrics`)).text()),
+    );
+
+    await target.setMode({ kind: 'up' });
+    await waitAllDelivered();
+    // The receiver got them: the password as Basic authorization, the token in the query.
+    expect(target.received.at(-1)).toMatchObject({
+      path: '/hooks?token=query-s3cret',
+      authorization: `Basic ${Buffer.from('hooks:pass-s3cret').toString('base64')}`,
+    });
+    const shown = [
+      JSON.stringify(rows),
+      listed.output,
+      await board.text(),
+      ...metrics,
+      ...system!.processes.map((process) => process.output()),
+    ];
+    for (const secret of secrets) expect(shown.filter((text) => text.includes(secret))).toEqual([]);
+  }, 90_000);
+
   it('delivers every event once a receiver that was down and then slow recovers, through worker kills and a Redis flush', async () => {
     const report = await webhookOutage(context, redis, {
       videos: 20,

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { createConnection, type Connection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, ensureDatabase, migrate, MIGRATIONS } from '@app/shared/database/data-source';
 import { OutboxRetention1795651200000 } from '@app/shared/database/migrations/1795651200000-outbox-retention';
+import { receiverKey } from '@app/shared/net/receiver-url';
 
 const DATABASE = 'videos_migration_test';
 const url = new URL(process.env.DATABASE_URL!);
@@ -167,6 +169,34 @@ describe('migrations', () => {
     const before = await schema();
     expect(await migrate({ DATABASE_URL })).toEqual([]);
     expect(await schema()).toEqual(before);
+  }, 60_000);
+
+  it("rewrites deliveries recorded with a receiver's credentials and query token, keeping them matched", async () => {
+    const configured = 'https://hooks:s3cret@receiver.example/in?token=t0ken';
+    const plain = 'https://other.example/in';
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    await admin.query(
+      `INSERT INTO ${DATABASE}.webhook_deliveries (event_id, endpoint, endpoint_key, subject, next_attempt_at)
+       VALUES ?`,
+      [
+        [
+          ['00000000-0000-4000-8000-000000000001', configured, sha256(configured), 'v', new Date()],
+          ['00000000-0000-4000-8000-000000000002', configured, sha256(configured), 'v', new Date()],
+          ['00000000-0000-4000-8000-000000000001', plain, sha256(plain), 'v', new Date()],
+        ],
+      ],
+    );
+    // Applied again, as on a database whose deliveries were recorded before it.
+    await admin.query(`DELETE FROM ${DATABASE}.migrations WHERE name = 'WebhookEndpointsShown1795737600000'`);
+    expect(await migrate({ DATABASE_URL })).toEqual(['WebhookEndpointsShown1795737600000']);
+    const [rows] = await admin.query(
+      `SELECT endpoint, endpoint_key AS \`key\` FROM ${DATABASE}.webhook_deliveries ORDER BY id`,
+    );
+    expect(rows).toEqual([
+      { endpoint: 'https://receiver.example/in?token=***', key: receiverKey(configured) },
+      { endpoint: 'https://receiver.example/in?token=***', key: receiverKey(configured) },
+      { endpoint: plain, key: sha256(plain) },
+    ]);
   }, 60_000);
 });
 

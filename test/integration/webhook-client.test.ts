@@ -1,16 +1,28 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadConfig } from '@app/shared/config/load-config';
 import { WebhookClient } from '@app/shared/events/webhook.client';
 import { freePort } from '../support/processes';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
+/** A client as the worker builds it, with these destinations allowed (`WEBHOOK_ALLOWED_HOSTS`). */
+function clientAllowing(allowedHosts: string, timeoutMs = 500): WebhookClient {
+  return new WebhookClient(
+    loadConfig({ WEBHOOK_TIMEOUT_MS: String(timeoutMs), WEBHOOK_ALLOWED_HOSTS: allowedHosts }),
+  );
+}
+
 /** The client against real sockets: what an untrusted receiver can do to it. */
 describe('WebhookClient', () => {
-  const client = new WebhookClient({ WEBHOOK_TIMEOUT_MS: 500 });
+  // The test receiver listens on loopback, which only an explicit allowance lets the client reach.
+  const client = clientAllowing('127.0.0.1');
+  const strict = clientAllowing('');
   let server: Server;
+  let port: number;
   let url: string;
   let handler: Handler;
+  let connections: number;
   let requests: { path: string | undefined; body: string; headers: IncomingMessage['headers'] }[];
 
   beforeAll(async () => {
@@ -26,16 +38,21 @@ describe('WebhookClient', () => {
         handler(request, response);
       });
     });
+    server.on('connection', () => (connections += 1));
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    port = (server.address() as AddressInfo).port;
+    url = `http://127.0.0.1:${port}/hooks`;
   });
 
   beforeEach(() => {
     requests = [];
+    connections = 0;
+    handler = (_request, response) => response.writeHead(204).end();
   });
 
   afterAll(async () => {
     client.onApplicationShutdown();
+    strict.onApplicationShutdown();
     server.closeAllConnections();
     await new Promise((done) => server.close(done));
   });
@@ -75,7 +92,7 @@ describe('WebhookClient', () => {
       write();
     };
     // The answer never ends, so only the read limit (not the end, not the deadline) can give this result.
-    const patient = new WebhookClient({ WEBHOOK_TIMEOUT_MS: 30_000 });
+    const patient = clientAllowing('127.0.0.1', 30_000);
     try {
       expect(await patient.post(url, {}, '{}')).toEqual({ ok: false, error: `HTTP 500: ${'x'.repeat(200)}` });
     } finally {
@@ -102,5 +119,44 @@ describe('WebhookClient', () => {
     const closed = `http://127.0.0.1:${await freePort()}/hooks`;
     const result = await client.post(closed, {}, '{}');
     expect(result).toMatchObject({ ok: false, error: expect.stringContaining('ECONNREFUSED') as unknown });
+  });
+
+  it('refuses a name that resolves to loopback before any connection, and delivers once it is allowed', async () => {
+    const byName = `http://localhost:${port}/hooks`;
+    expect(await strict.post(byName, {}, '{}')).toEqual({
+      ok: false,
+      error: 'destination 127.0.0.1 (localhost) is a loopback address; allow it with WEBHOOK_ALLOWED_HOSTS',
+    });
+    expect(connections).toBe(0);
+    for (const allowed of ['localhost', '127.0.0.0/8']) {
+      const allowing = clientAllowing(allowed);
+      try {
+        expect(await allowing.post(byName, {}, '{}')).toEqual({ ok: true, status: 204 });
+      } finally {
+        allowing.onApplicationShutdown();
+      }
+    }
+    expect(requests).toHaveLength(2);
+  });
+
+  it.each([
+    ['127.0.0.1', 'destination 127.0.0.1 is a loopback address'],
+    ['[::ffff:127.0.0.1]', 'destination ::ffff:7f00:1 is a loopback address'],
+    ['[::1]', 'destination ::1 is a loopback address'],
+    // The WHATWG parser reads these as 127.0.0.1 and 0.0.0.0, which Linux connects to loopback.
+    ['2130706433', 'destination 127.0.0.1 is a loopback address'],
+    ['0', 'destination 0.0.0.0 is an unspecified address'],
+    ['10.0.0.1', 'destination 10.0.0.1 is a private address'],
+    ['169.254.169.254', 'destination 169.254.169.254 is a cloud metadata address'],
+    ['[fd00:ec2::254]', 'destination fd00:ec2::254 is a cloud metadata address'],
+  ])('refuses the literal address %s without connecting', async (host, refusal) => {
+    const started = Date.now();
+    expect(await strict.post(`http://${host}:${port}/hooks`, {}, '{}')).toEqual({
+      ok: false,
+      error: `${refusal}; allow it with WEBHOOK_ALLOWED_HOSTS`,
+    });
+    expect(connections).toBe(0);
+    // Refused at once, not after a connection attempt to an unreachable address timed out.
+    expect(Date.now() - started).toBeLessThan(100);
   });
 });

@@ -18,6 +18,9 @@ export interface ReceivedEvent {
   type: string;
   videoId: string | undefined;
   body: Record<string, unknown>;
+  /** The request's path and query, and its Authorization header (from a URL's user:password@). */
+  path: string;
+  authorization: string | undefined;
   /** Verified by the Standard Webhooks library with the test secret. */
   valid: boolean;
   at: number;
@@ -89,6 +92,8 @@ export async function startWebhookReceiver(secret = TEST_WEBHOOK_SECRET): Promis
       type: body.type,
       videoId: body.data.videoId,
       body,
+      path: request.url ?? '',
+      authorization: request.headers.authorization,
       valid,
       at: Date.now(),
     });
@@ -129,10 +134,14 @@ function stop(server: Server): Promise<void> {
   });
 }
 
-/** The environment of a system that delivers to `urls` quickly: short deadlines, retries and sweeps. */
+/**
+ * The environment of a system that delivers to `urls` quickly: short deadlines, retries and sweeps.
+ * The receivers listen on loopback, which a deployment reaches only when it says so.
+ */
 export function webhookEnv(urls: string[]): Record<string, string> {
   return {
     WEBHOOK_URLS: urls.join(','),
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_RETRY_BASE_MS: '200',

@@ -1,4 +1,7 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import { bareHost, DestinationPolicy, parseAllowedHosts } from '../net/destination-policy';
+import { receiverKey } from '../net/receiver-url';
 
 /** A whole number within bounds, written as plain digits. */
 const int = (min: number, max: number) => {
@@ -48,6 +51,17 @@ const webhookUrls = z
         .filter((part) => part !== ''),
     ),
   ]);
+
+/** Host names and IP ranges webhook receivers may reach although they are not public (docs/contract.md §10.4). */
+const webhookAllowedHosts = z.string().transform((value, context) => {
+  const allowed = parseAllowedHosts(value);
+  if (!('invalid' in allowed)) return allowed;
+  context.addIssue({
+    code: 'custom',
+    message: `must be host names or IP ranges like localhost,10.0.0.0/8, separated by commas: "${allowed.invalid}" is neither`,
+  });
+  return z.NEVER;
+});
 
 /** A Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 random bytes. */
 const webhookSecret = z.string().refine(
@@ -121,6 +135,8 @@ export const configSchema = z
     ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
     /** Where every event is delivered; none by default (events are still recorded). */
     WEBHOOK_URLS: webhookUrls.default([]),
+    /** Receivers' destinations allowed although loopback, private, link-local, metadata, …; none by default. */
+    WEBHOOK_ALLOWED_HOSTS: webhookAllowedHosts.default({ names: [], ranges: [] }),
     WEBHOOK_SECRET: webhookSecret.optional(),
     /** The longest one delivery attempt may take, connection to last byte read. */
     WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(5_000),
@@ -140,7 +156,7 @@ export const configSchema = z
     OUTBOX_PRUNE_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
   })
   .superRefine((config, context) => {
-    // Zod runs this even when a field failed: only a list that parsed counts.
+    // Zod runs this even when a field failed: only values that parsed count.
     if (Array.isArray(config.WEBHOOK_URLS) && config.WEBHOOK_URLS.length > 0 && !config.WEBHOOK_SECRET) {
       context.addIssue({
         code: 'custom',
@@ -148,6 +164,34 @@ export const configSchema = z
         message: 'must be set when WEBHOOK_URLS is (deliveries are signed with it)',
       });
     }
+    if (Array.isArray(config.WEBHOOK_URLS) && Array.isArray(config.WEBHOOK_ALLOWED_HOSTS.ranges)) {
+      for (const message of receiverProblems(
+        config.WEBHOOK_URLS,
+        new DestinationPolicy(config.WEBHOOK_ALLOWED_HOSTS),
+      )) {
+        context.addIssue({ code: 'custom', path: ['WEBHOOK_URLS'], message });
+      }
+    }
   });
+
+/**
+ * What is wrong with receivers that parsed: an address the policy refuses is known now when the
+ * host is a literal (names are checked at each connection), and two URLs that differ only in
+ * their credentials would be one receiver. No message repeats a URL, which may hold a password.
+ */
+function receiverProblems(urls: string[], policy: DestinationPolicy): string[] {
+  const problems: string[] = [];
+  const keys = new Set<string>();
+  for (const url of urls) {
+    const host = bareHost(new URL(url).hostname);
+    const refusal = isIP(host) ? policy.refusal(host, host) : undefined;
+    if (refusal) problems.push(refusal);
+    const key = receiverKey(url);
+    if (keys.has(key))
+      problems.push(`two URLs for ${host} differ only in their credentials (user:password@)`);
+    keys.add(key);
+  }
+  return problems;
+}
 
 export type AppConfig = z.infer<typeof configSchema>;

@@ -74,6 +74,8 @@ describe('loadConfig', () => {
     ['WEBHOOK_SECRET', 'not-a-secret'],
     ['WEBHOOK_SECRET', `whsec_${Buffer.alloc(8).toString('base64')}`],
     ['WEBHOOK_SECRET', 'whsec_!!!!'],
+    ['WEBHOOK_ALLOWED_HOSTS', 'localhost,10.0.0.0/33'],
+    ['WEBHOOK_ALLOWED_HOSTS', '*.internal'],
   ])('names %s when it is %p', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
@@ -94,6 +96,42 @@ describe('loadConfig', () => {
   it('refuses webhook receivers without a secret to sign with', () => {
     expect(problemsOf({ WEBHOOK_URLS: 'https://a.example/hooks' })).toEqual([
       expect.stringMatching(/^WEBHOOK_SECRET: must be set/),
+    ]);
+  });
+
+  it('reads the destinations allowed although not public', () => {
+    expect(loadConfig({}).WEBHOOK_ALLOWED_HOSTS).toEqual({ names: [], ranges: [] });
+    expect(loadConfig({ WEBHOOK_ALLOWED_HOSTS: 'localhost,127.0.0.0/8' }).WEBHOOK_ALLOWED_HOSTS).toEqual({
+      names: ['localhost'],
+      ranges: [{ network: '127.0.0.0', prefix: 8, family: 'ipv4' }],
+    });
+    expect(problemsOf({ WEBHOOK_ALLOWED_HOSTS: 'localhost,10.0.0.0/33' })).toEqual([
+      'WEBHOOK_ALLOWED_HOSTS: must be host names or IP ranges like localhost,10.0.0.0/8, separated by commas: "10.0.0.0/33" is neither',
+    ]);
+  });
+
+  it('refuses a receiver whose literal address is not public unless allowed, without repeating its URL', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const receivers = 'https://hooks:s3cret@10.0.0.5/in,http://[::1]:8080/in,https://receiver.example/in';
+    expect(problemsOf({ WEBHOOK_URLS: receivers, WEBHOOK_SECRET: secret })).toEqual([
+      'WEBHOOK_URLS: destination 10.0.0.5 is a private address; allow it with WEBHOOK_ALLOWED_HOSTS',
+      'WEBHOOK_URLS: destination ::1 is a loopback address; allow it with WEBHOOK_ALLOWED_HOSTS',
+    ]);
+    const allowed = {
+      WEBHOOK_URLS: receivers,
+      WEBHOOK_SECRET: secret,
+      WEBHOOK_ALLOWED_HOSTS: '10.0.0.0/8,::1',
+    };
+    expect(problemsOf(allowed)).toEqual([]);
+    // A name is checked at each connection, where its addresses are known.
+    expect(problemsOf({ WEBHOOK_URLS: 'http://localhost:8080/in', WEBHOOK_SECRET: secret })).toEqual([]);
+  });
+
+  it('refuses two URLs that differ only in their credentials: they would be one receiver', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const receivers = 'https://a:one@receiver.example/in,https://b:two@receiver.example/in';
+    expect(problemsOf({ WEBHOOK_URLS: receivers, WEBHOOK_SECRET: secret })).toEqual([
+      'WEBHOOK_URLS: two URLs for receiver.example differ only in their credentials (user:password@)',
     ]);
   });
 

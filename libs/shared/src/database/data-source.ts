@@ -15,6 +15,7 @@ import { TrashErasuresReceipts1795392000000 } from './migrations/1795392000000-t
 import { SearchCheckIndex1795478400000 } from './migrations/1795478400000-search-check-index';
 import { ExactIdentities1795564800000 } from './migrations/1795564800000-exact-identities';
 import { OutboxRetention1795651200000 } from './migrations/1795651200000-outbox-retention';
+import { WebhookEndpointsShown1795737600000 } from './migrations/1795737600000-webhook-endpoints-shown';
 
 export const ENTITIES = [
   VideoEntity,
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   SearchCheckIndex1795478400000,
   ExactIdentities1795564800000,
   OutboxRetention1795651200000,
+  WebhookEndpointsShown1795737600000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { EventType, RecordedEvent } from './events';
 import type { DeliveryState } from './webhook-delivery.entity';
 
-/** A receiver as the deliveries name it: its URL and the SHA-256 of it. */
+/** A receiver as the deliveries name it: its URL as it may be shown, and a key (`endpointOf`). */
 export interface Endpoint {
   url: string;
   key: string;

@@ -1,13 +1,14 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { receiverKey, shownUrl } from '../net/receiver-url';
 import { recordedEvent, type EventData, type NewEvent } from './events';
 import { type Endpoint, OutboxRepository } from './outbox.repository';
 
+/** A receiver as its deliveries name it: no credential, no query value (`shownUrl`), and a key that holds none. */
 export function endpointOf(url: string): Endpoint {
-  return { url, key: createHash('sha256').update(url).digest('hex') };
+  return { url: shownUrl(url), key: receiverKey(url) };
 }
 
 /**

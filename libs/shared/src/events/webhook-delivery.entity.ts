@@ -19,10 +19,11 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'event_id', type: 'char', length: 36, charset: 'ascii', collation: 'ascii_bin' })
   eventId!: string;
 
+  /** The receiver's URL without credentials or query values (`shownUrl`): rows are read by operators. */
   @Column({ type: 'varchar', length: 2048 })
   endpoint!: string;
 
-  /** SHA-256 of the URL: an indexable name for a receiver of any length. */
+  /** SHA-256 of the URL without credentials (`receiverKey`): an indexable name for a receiver of any length. */
   @Column({ name: 'endpoint_key', type: 'char', length: 64, charset: 'ascii', collation: 'ascii_bin' })
   endpointKey!: string;
 

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { receiverKey, shownUrl } from '../net/receiver-url';
 import type { JobQueues } from '../queue/job-queues.service';
 import type { DeliveryToSend, DueDelivery, OutboxRepository } from './outbox.repository';
 import type { PostResult, WebhookClient } from './webhook.client';
@@ -16,7 +17,7 @@ function delivery(id: string, changes: Partial<DeliveryToSend> = {}): DeliveryTo
     type: 'video.soft_deleted',
     subject: 'video-1',
     endpoint: RECEIVER,
-    endpointKey: 'key',
+    endpointKey: receiverKey(RECEIVER),
     state: 'pending',
     attempts: 0,
     firstFailedAt: null,
@@ -26,7 +27,7 @@ function delivery(id: string, changes: Partial<DeliveryToSend> = {}): DeliveryTo
 }
 
 /** The deliveries table in memory, with the repository's order rule and conditional writes. */
-function setUp(rows: DeliveryToSend[], answers: PostResult[] = []) {
+function setUp(rows: DeliveryToSend[], answers: PostResult[] = [], receivers = [RECEIVER]) {
   const table = new Map(rows.map((row) => [row.id, { ...row, nextAttemptAt: 0 }]));
   const enqueued: string[] = [];
   const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -86,7 +87,7 @@ function setUp(rows: DeliveryToSend[], answers: PostResult[] = []) {
     new WebhookSigner({ WEBHOOK_SECRET: SECRET }),
     queues as unknown as JobQueues,
     {
-      WEBHOOK_URLS: [RECEIVER],
+      WEBHOOK_URLS: receivers,
       WEBHOOK_RETRY_BASE_MS: 1_000,
       WEBHOOK_RETRY_MAX_MS: HOUR,
       WEBHOOK_RETRY_WINDOW_MS: 72 * HOUR,
@@ -157,9 +158,21 @@ describe('WebhookDeliveryService', () => {
   });
 
   it('sends nothing to a receiver that is no longer configured', async () => {
-    const { service, table, sent } = setUp([delivery('1', { endpoint: 'http://removed.test/' })]);
+    const removed = 'http://removed.test/';
+    const { service, table, sent } = setUp([
+      delivery('1', { endpoint: removed, endpointKey: receiverKey(removed) }),
+    ]);
     expect(await service.attempt('1', 0)).toMatchObject({ kind: 'dead' });
     expect(sent).toEqual([]);
     expect(table.get('1')!.state).toBe('dead');
+  });
+
+  it('sends with the credentials of the configured URL, which the row does not hold', async () => {
+    const configured = 'https://hooks:s3cret@receiver.test/in?token=t0ken';
+    const row = delivery('1', { endpoint: shownUrl(configured), endpointKey: receiverKey(configured) });
+    const { service, sent } = setUp([row], [], [configured]);
+    expect(row.endpoint).toBe('https://receiver.test/in?token=***');
+    expect(await service.attempt('1', 0)).toEqual({ kind: 'delivered' });
+    expect(sent.map((request) => request.url)).toEqual([configured]);
   });
 });

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
+import { receiverKey } from '../net/receiver-url';
 import { withTimeout } from '../util/with-timeout';
 import { OutboxRepository } from './outbox.repository';
 import { WebhookClient } from './webhook.client';
@@ -29,7 +30,8 @@ const SWEEP_BATCH = 500;
 @Injectable()
 export class WebhookDeliveryService {
   private readonly logger = new Logger(WebhookDeliveryService.name);
-  private readonly endpoints: Set<string>;
+  /** Each configured URL by its key: rows hold the URL without credentials, sending needs them. */
+  private readonly receivers: Map<string, string>;
   private readonly policy: RetryPolicy;
 
   constructor(
@@ -43,7 +45,7 @@ export class WebhookDeliveryService {
       'WEBHOOK_URLS' | 'WEBHOOK_RETRY_BASE_MS' | 'WEBHOOK_RETRY_MAX_MS' | 'WEBHOOK_RETRY_WINDOW_MS'
     >,
   ) {
-    this.endpoints = new Set(config.WEBHOOK_URLS);
+    this.receivers = new Map(config.WEBHOOK_URLS.map((url) => [receiverKey(url), url]));
     this.policy = {
       baseMs: config.WEBHOOK_RETRY_BASE_MS,
       maxMs: config.WEBHOOK_RETRY_MAX_MS,
@@ -64,14 +66,15 @@ export class WebhookDeliveryService {
     if (!delivery || delivery.state !== 'pending' || delivery.attempts !== attempt)
       return { kind: 'skipped', reason: 'stale' };
     if (await this.outbox.waitsForEarlier(deliveryId)) return { kind: 'skipped', reason: 'waiting' };
-    if (!this.endpoints.has(delivery.endpoint)) {
+    const url = this.receivers.get(delivery.endpointKey);
+    if (!url) {
       const error = 'the receiver is no longer in WEBHOOK_URLS';
       await this.outbox.markFailed(deliveryId, attempt, { now: new Date(), error, next: null });
       return { kind: 'dead', error };
     }
     const sentAt = new Date();
     const result = await this.client.post(
-      delivery.endpoint,
+      url,
       this.signer.headers(delivery.eventId, delivery.body, sentAt),
       delivery.body,
     );

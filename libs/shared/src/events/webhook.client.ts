@@ -1,8 +1,11 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { bareHost, DestinationPolicy } from '../net/destination-policy';
+import { guardedLookup } from '../net/guarded-lookup';
 
 /** At most this much of a receiver's answer is read (for the error message); the rest is dropped. */
 export const RESPONSE_BYTES_READ = 1_024;
@@ -12,22 +15,29 @@ export type PostResult = { ok: true; status: number } | { ok: false; error: stri
 /**
  * The one owner of outbound HTTP to webhook receivers, which are untrusted: one POST per call, a
  * deadline for the whole exchange, no redirect followed (a 3xx is a failure), and no more than
- * RESPONSE_BYTES_READ of an answer read. Any 2xx is a delivery.
+ * RESPONSE_BYTES_READ of an answer read. Any 2xx is a delivery. No connection goes to an address
+ * the destination policy refuses (`WEBHOOK_ALLOWED_HOSTS`): the agents resolve names through it,
+ * and a literal address is checked here. `user:password@` in a URL is sent as Basic authorization.
  */
 @Injectable()
 export class WebhookClient implements OnApplicationShutdown {
   private readonly timeoutMs: number;
-  private readonly agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: 32 }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: 32 }),
-  };
+  private readonly policy: DestinationPolicy;
+  private readonly agents: Record<'http:' | 'https:', http.Agent>;
 
-  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'WEBHOOK_TIMEOUT_MS'>) {
+  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOWED_HOSTS'>) {
     this.timeoutMs = config.WEBHOOK_TIMEOUT_MS;
+    this.policy = new DestinationPolicy(config.WEBHOOK_ALLOWED_HOSTS);
+    const options = { keepAlive: true, maxSockets: 32, lookup: guardedLookup(this.policy) };
+    this.agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
   }
 
   post(url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
     const target = new URL(url);
+    const host = bareHost(target.hostname);
+    // A socket given an address skips `lookup`, so the agents' check never sees a literal.
+    const refusal = isIP(host) ? this.policy.refusal(host, host) : undefined;
+    if (refusal) return Promise.resolve({ ok: false, error: refusal });
     const transport = target.protocol === 'https:' ? https : http;
     const agent = target.protocol === 'https:' ? this.agents['https:'] : this.agents['http:'];
     return new Promise<PostResult>((resolve) => {
