@@ -14,6 +14,18 @@ describe('configuration errors stop the process and name the variable', () => {
     ['cli', ENTRY.cli, { S3_FORCE_PATH_STYLE: 'maybe' }, /S3_FORCE_PATH_STYLE: must be true or false/],
     ['worker', ENTRY.worker, { WEBHOOK_URLS: 'file:///etc/passwd' }, /WEBHOOK_URLS: must be http\(s\) URLs/],
     ['api', ENTRY.api, { WEBHOOK_URLS: 'https://receiver.example/hooks' }, /WEBHOOK_SECRET: must be set/],
+    [
+      'api',
+      ENTRY.api,
+      { JWT_JWKS_URI: 'https://issuer.example/.well-known/jwks.json', JWT_AUDIENCE: 'videos' },
+      /^ {2}- JWT_ISSUER: must be set when JWT_JWKS_URI is$/m,
+    ],
+    [
+      'api',
+      ENTRY.api,
+      { JWT_JWKS_URI: 'https://issuer.example/.well-known/jwks.json', JWT_ISSUER: 'https://issuer.example/' },
+      /^ {2}- JWT_AUDIENCE: must be set when JWT_JWKS_URI is$/m,
+    ],
   ])(
     '%s with %p',
     async (_name, entry, env, message) => {

@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       S3_FORCE_PATH_STYLE: true,
       RETENTION_DEFAULT_DAYS: 30,
       PURGE_SWEEP_INTERVAL_MS: 60_000,
+      JWT_ALLOW_HS256: false,
     });
   });
 
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
     ['RETENTION_DEFAULT_DAYS', '3651'],
     ['PURGE_SWEEP_INTERVAL_MS', '10'],
     ['WORKER_CONCURRENCY', '0'],
+    ['JWT_ALLOW_HS256', 'yes'],
     ['WEBHOOK_URLS', 'ftp://receiver/hooks'],
     ['WEBHOOK_URLS', 'https://a.example/hooks,file:///etc/passwd'],
     ['WEBHOOK_SECRET', 'not-a-secret'],
@@ -94,6 +96,36 @@ describe('loadConfig', () => {
   it('refuses webhook receivers without a secret to sign with', () => {
     expect(problemsOf({ WEBHOOK_URLS: 'https://a.example/hooks' })).toEqual([
       expect.stringMatching(/^WEBHOOK_SECRET: must be set/),
+    ]);
+  });
+
+  it('requires the issuer and the audience with a JWKS, naming each', () => {
+    const jwks = { JWT_JWKS_URI: 'https://issuer.example/.well-known/jwks.json' };
+    expect(problemsOf(jwks)).toEqual([
+      'JWT_ISSUER: must be set when JWT_JWKS_URI is',
+      'JWT_AUDIENCE: must be set when JWT_JWKS_URI is',
+    ]);
+    expect(problemsOf({ ...jwks, JWT_ISSUER: 'https://issuer.example/' })).toEqual([
+      'JWT_AUDIENCE: must be set when JWT_JWKS_URI is',
+    ]);
+    expect(problemsOf({ ...jwks, JWT_ISSUER: 'https://issuer.example/', JWT_AUDIENCE: 'videos' })).toEqual(
+      [],
+    );
+    // A secret alone is what development and the tests use: no issuer or audience needed.
+    expect(problemsOf({ JWT_SECRET: 'x'.repeat(32) })).toEqual([]);
+  });
+
+  it('reads JWT_ALLOW_HS256, which needs a secret to verify HS256 with', () => {
+    const jwks = {
+      JWT_JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+      JWT_ISSUER: 'https://issuer.example/',
+      JWT_AUDIENCE: 'videos',
+    };
+    expect(loadConfig({ ...jwks, JWT_SECRET: 'x'.repeat(32), JWT_ALLOW_HS256: 'true' }).JWT_ALLOW_HS256).toBe(
+      true,
+    );
+    expect(problemsOf({ ...jwks, JWT_ALLOW_HS256: 'true' })).toEqual([
+      expect.stringMatching(/^JWT_ALLOW_HS256: needs JWT_SECRET/),
     ]);
   });
 
