@@ -66,6 +66,8 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PORT: port.default(3000),
     WORKER_PORT: port.default(3001),
+    /** How often the metrics read from MySQL and Redis are read again; a scrape only serialises them. */
+    METRICS_REFRESH_INTERVAL_MS: int(100, 3_600_000).default(15_000),
     DATABASE_URL: url(/^mysql:$/, 'mysql://user:password@host:3306/database').default(
       'mysql://root@127.0.0.1:3306/videos',
     ),
