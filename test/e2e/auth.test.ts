@@ -226,9 +226,9 @@ describe('authentication on /api/** (contract §3)', () => {
       expectUnauthorized(await call('GET', `${system.api}/%61pi/videos/search?q=test`), false);
     });
 
-    it('health and metrics stay public', async () => {
+    it('health stays public, and so do metrics on their own port', async () => {
       expect((await call('GET', `${system.api}/health/live`)).status).toBe(200);
-      expect((await fetch(`${system.api}/metrics`)).status).toBe(200);
+      expect((await fetch(`${system.apiMetrics}/metrics`)).status).toBe(200);
     });
   });
 

@@ -26,6 +26,7 @@ describe('configuration errors stop the process and name the variable', () => {
       { JWT_JWKS_URI: 'https://issuer.example/.well-known/jwks.json', JWT_ISSUER: 'https://issuer.example/' },
       /^ {2}- JWT_AUDIENCE: must be set when JWT_JWKS_URI is$/m,
     ],
+    ['api', ENTRY.api, { METRICS_PORT: '99999' }, /METRICS_PORT: must be a whole number from 0 to 65535/],
   ])(
     '%s with %p',
     async (_name, entry, env, message) => {

@@ -57,7 +57,7 @@ describe('operations', () => {
       expect((await call('DELETE', `${system.api}/api/videos/${id}?retentionDays=0`, user)).status).toBe(200);
     await waitUntilGone(context, ids);
 
-    const api = await scrape(system.api);
+    const api = await scrape(system.apiMetrics);
     expect(
       sample(api, 'http_request_duration_seconds_count', { route: '/api/videos/search', status: '200' }),
     ).toBe(5);
@@ -73,7 +73,7 @@ describe('operations', () => {
     expect(sample(api, 'deletions_failing')).toBe(0);
     // The purges just done show once MySQL is read again, within an interval of the last read.
     await waitFor('no purge lag on the API', async () =>
-      sample(await scrape(system.api), 'purge_lag_seconds') === 0 ? true : undefined,
+      sample(await scrape(system.apiMetrics), 'purge_lag_seconds') === 0 ? true : undefined,
     );
 
     const worker = await scrape(system.workerHealth);
@@ -101,7 +101,7 @@ describe('operations', () => {
     await waitFor(
       'a purge lag of 90 s on the API',
       async () =>
-        (sample(await scrape(system.api), 'purge_lag_seconds') ?? 0) >= 90 ? true : undefined,
+        (sample(await scrape(system.apiMetrics), 'purge_lag_seconds') ?? 0) >= 90 ? true : undefined,
       { timeoutMs: 10_000 },
     );
     await context.dataSource.query(

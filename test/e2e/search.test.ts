@@ -323,7 +323,7 @@ describe('GET /api/videos/search (contract §7)', () => {
       const lookups = async (result: 'hit' | 'miss') => {
         // A scrape within SCRAPE_REUSE_MS of another answers the same text.
         await sleep(SCRAPE_REUSE_MS);
-        const text = await (await fetch(`${system.api}/metrics`)).text();
+        const text = await (await fetch(`${system.apiMetrics}/metrics`)).text();
         const line = new RegExp(`^search_item_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm');
         return Number(line.exec(text)?.[1] ?? 0);
       };

@@ -278,18 +278,6 @@ export const API_ROUTES: RouteDoc[] = [
   },
   {
     method: 'get',
-    path: '/metrics',
-    operationId: 'getMetrics',
-    tag: 'operations',
-    summary: 'Prometheus metrics',
-    description: "This process's metrics in the Prometheus text exposition format.",
-    security: 'public',
-    responses: {
-      200: { description: 'text exposition format 0.0.4', text: 'text/plain' },
-    },
-  },
-  {
-    method: 'get',
     path: DASHBOARD_PATH,
     operationId: 'getQueueDashboard',
     tag: 'operations',

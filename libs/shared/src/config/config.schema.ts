@@ -66,6 +66,11 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PORT: port.default(3000),
     WORKER_PORT: port.default(3001),
+    /**
+     * The API's Prometheus scrapes, kept off the public port (docs/contract.md §9). 9464 is the port
+     * Prometheus exporters of OpenTelemetry use; 0 lets the system pick a free one (the tests do).
+     */
+    METRICS_PORT: int(0, 65535).default(9464),
     /** How often the metrics read from MySQL and Redis are read again; a scrape only serialises them. */
     METRICS_REFRESH_INTERVAL_MS: int(100, 3_600_000).default(15_000),
     DATABASE_URL: url(/^mysql:$/, 'mysql://user:password@host:3306/database').default(

@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       S3_FORCE_PATH_STYLE: true,
       RETENTION_DEFAULT_DAYS: 30,
       PURGE_SWEEP_INTERVAL_MS: 60_000,
+      METRICS_PORT: 9464,
       METRICS_REFRESH_INTERVAL_MS: 15_000,
       JWT_ALLOW_HS256: false,
     });
@@ -71,6 +72,7 @@ describe('loadConfig', () => {
     ['RETENTION_DEFAULT_DAYS', '3651'],
     ['PURGE_SWEEP_INTERVAL_MS', '10'],
     ['WORKER_CONCURRENCY', '0'],
+    ['METRICS_PORT', '65536'],
     ['METRICS_REFRESH_INTERVAL_MS', '10'],
     ['JWT_ALLOW_HS256', 'yes'],
     ['WEBHOOK_URLS', 'ftp://receiver/hooks'],
