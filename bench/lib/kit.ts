@@ -33,6 +33,8 @@ export const PATHS = {
   docs: resolve(ROOT, 'docs'),
   /** The reindex baseline's script, built (bench/raw-bulk.ts). */
   rawBulk: resolve(ROOT, 'dist/bench/raw-bulk.js'),
+  /** The metrics-scrape step's scraper, built (bench/scraper.ts). */
+  scraper: resolve(ROOT, 'dist/bench/scraper.js'),
 };
 
 /**
