@@ -5,10 +5,11 @@
  * docs/benchmarks.svg. `npm run bench -- --chart` only redraws the chart from docs/benchmarks.json.
  *
  * `--only <steps>` runs some of the steps (comma-separated, in their usual order: delete, purge,
- * reindex, scale, search, migration, outbox) and writes its report to .cache/bench instead of docs/, so a partial run
- * never replaces the published one. `--scale <n>` (or `BENCH_SCALE`) sets the size of the
- * realistic catalogue the scale step imports and the search step then searches. `search` alone
- * searches whatever the bench's index holds, e.g. the million a previous scale step left.
+ * reindex, scale, search, metrics-scrape, migration, outbox) and writes its report to .cache/bench
+ * instead of docs/, so a partial run never replaces the published one. `--scale <n>` (or
+ * `BENCH_SCALE`) sets the size of the realistic catalogue the scale step imports and the search step
+ * then searches. `search` and `metrics-scrape` alone search whatever the bench's index holds, e.g.
+ * the million a previous scale step left (the sample when it holds nothing).
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
@@ -29,6 +30,7 @@ import {
 import { watchElasticsearch, type CpuSeconds } from './lib/cpu';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
+import { benchMetricsScrape } from './metrics-scrape.bench';
 import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
 import { benchScale, type ScaleBench } from './scale.bench';
@@ -37,7 +39,16 @@ import { benchIdentityMigration } from './identity-migration.bench';
 
 import { benchOutboxPrune } from './outbox.bench';
 
-const STEPS = ['delete', 'purge', 'reindex', 'scale', 'search', 'migration', 'outbox'] as const;
+const STEPS = [
+  'delete',
+  'purge',
+  'reindex',
+  'scale',
+  'search',
+  'metrics-scrape',
+  'migration',
+  'outbox',
+] as const;
 type Step = (typeof STEPS)[number];
 
 const { values: options } = parseArgs({
@@ -60,9 +71,11 @@ const steps = new Set<Step>((only as Step[] | undefined) ?? STEPS);
 const reportDir = only ? PATHS.cache : PATHS.docs;
 
 /** Measured rounds of each comparison; even, so that `roundOrder` balances them. */
-const ROUNDS = { search: quick ? 2 : 6, purge: quick ? 2 : 4, reindex: quick ? 2 : 4 };
+const ROUNDS = { search: quick ? 2 : 6, purge: quick ? 2 : 4, reindex: quick ? 2 : 4, scrape: quick ? 2 : 6 };
 /** Measured seconds of search load per side, over all its rounds. */
 const SEARCH_SECONDS = quick ? 8 : 48;
+/** Scrapes of the API's metrics port per second while searches are measured beside none. */
+const SCRAPES_PER_SECOND = 100;
 /** Videos of the realistic catalogue: a million, or a small one that keeps `--quick` quick. */
 const SCALE = Number(options.scale ?? process.env.BENCH_SCALE ?? (quick ? 20_000 : 1_000_000));
 const CONCURRENCY = 16;
@@ -125,10 +138,12 @@ async function main(): Promise<void> {
   const log = (message: string) =>
     console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0)} s] ${message}`);
   try {
-    // The sample is the data of every step but search, which searches what the index holds; the
-    // scale step imports its catalogue on top of the sample.
-    const needsSample = ['delete', 'purge', 'reindex', 'scale'].some((step) => steps.has(step as Step));
-    if (needsSample && (await context.videos.count()) !== SAMPLE_VIDEOS) {
+    // The sample is the data of every step but the searches, which search what the index holds
+    // (the sample when it holds nothing); the scale step imports its catalogue on top of the sample.
+    const videos = await context.videos.count();
+    const needsSample =
+      ['delete', 'purge', 'reindex', 'scale'].some((step) => steps.has(step as Step)) || videos === 0;
+    if (needsSample && videos !== SAMPLE_VIDEOS) {
       log('resetting the bench database to the sample');
       // TRUNCATE: a scale run may have left a million rows behind, and as many documents, which
       // would make every search of the sample a search of a million videos.
@@ -330,6 +345,53 @@ async function main(): Promise<void> {
         ),
         // Issue 20: suggestions answer within the search's latency, at any catalogue size.
         atMost('suggest p50 / search p50, both through the API', suggest.p50 / viaApi.p50, 1),
+      );
+    }
+
+    if (steps.has('metrics-scrape')) {
+      log('metrics scrape');
+      const api = await startApi();
+      const scrape = await benchMetricsScrape(context, api, {
+        concurrency: CONCURRENCY,
+        seconds: SEARCH_SECONDS,
+        rounds: ROUNDS.scrape,
+        warmUpSeconds: quick ? 8 : 24,
+        scrapesPerSecond: SCRAPES_PER_SECOND,
+      });
+      await api.process.stop();
+      figures.metricsScrape = scrape;
+      measured({
+        title:
+          `Search while the API's metrics port is scraped (${CONCURRENCY} connections, ${SEARCH_SECONDS} s each in ` +
+          `${ROUNDS.scrape} alternating rounds, a b b a…; ${scrape.scrapesPerSecond} scrapes a second on METRICS_PORT ` +
+          `during the scraped rounds)`,
+        header: [
+          'system',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'requests',
+          'errors',
+          'CPU ms per search: API / ES (of it JIT compiler) / MySQL',
+        ],
+        rows: [
+          [
+            ...row('search, metrics not scraped', scrape.quiet),
+            cpuPer(scrape.quiet.cpu, scrape.quiet.requests, ['api', 'elasticsearch', 'mysql']),
+          ],
+          [
+            ...row('search, metrics scraped', scrape.scraped),
+            cpuPer(scrape.scraped.cpu, scrape.scraped.requests, ['api', 'elasticsearch', 'mysql']),
+          ],
+          [...row('the scrapes (GET /metrics on METRICS_PORT)', scrape.scrapes), ''],
+        ],
+      });
+      targets.push(
+        atMost(
+          `search p99, metrics scraped ${scrape.scrapesPerSecond}/s / not scraped`,
+          scrape.scraped.p99 / scrape.quiet.p99,
+          1.05,
+        ),
       );
     }
 

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export PORT="${PORT:-3000}" WORKER_PORT="${WORKER_PORT:-3001}"
+export PORT="${PORT:-3000}" WORKER_PORT="${WORKER_PORT:-3001}" METRICS_PORT="${METRICS_PORT:-9464}"
 # A development-only key: set JWT_SECRET yourself for anything shared.
 export JWT_SECRET="${JWT_SECRET:-demo-only-secret-0123456789-abcdefghijklmnop}"
 export ADMIN_USERNAME="${ADMIN_USERNAME:-admin}" ADMIN_PASSWORD="${ADMIN_PASSWORD:-demo-dashboard-password}"
@@ -13,9 +13,9 @@ say() { printf '\033[1m[demo]\033[0m %s\n' "$*"; }
 
 source scripts/lib/node-env.sh
 
-for port in "$PORT" "$WORKER_PORT"; do
+for port in "$PORT" "$WORKER_PORT" "$METRICS_PORT"; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    echo "Port $port is already in use: stop what runs there, or set PORT / WORKER_PORT." >&2
+    echo "Port $port is already in use: stop what runs there, or set PORT / WORKER_PORT / METRICS_PORT." >&2
     exit 1
   fi
 done
@@ -81,7 +81,7 @@ curl -s -X DELETE -H "Authorization: Bearer \$TOKEN" '$BASE/api/videos/${SECOND:
 
 Queue dashboard:  $BASE/admin/queues  (user $ADMIN_USERNAME, password $ADMIN_PASSWORD)
 API docs:         $BASE/docs
-Metrics:          $BASE/metrics and http://127.0.0.1:$WORKER_PORT/metrics
+Metrics:          http://127.0.0.1:$METRICS_PORT/metrics (API) and http://127.0.0.1:$WORKER_PORT/metrics (worker)
 
 A token for another caller: npm run cli -- token --sub <authorId> [--role admin] [--ttl 1h]
 Ctrl-C stops the API, the worker and any service this run started.

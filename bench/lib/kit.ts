@@ -21,7 +21,7 @@ import { loadConfig } from '@app/shared/config/load-config';
 import { migrate } from '@app/shared/database/data-source';
 import { createSearchClient } from '@app/shared/search/search.client';
 import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
-import { ROOT, startService, type RunningProcess } from '../../test/support/processes';
+import { ROOT, startService, type RunningProcess, type StartedService } from '../../test/support/processes';
 
 export { ENTRY, sleep, startProcess, type RunningProcess } from '../../test/support/processes';
 
@@ -33,6 +33,8 @@ export const PATHS = {
   docs: resolve(ROOT, 'docs'),
   /** The reindex baseline's script, built (bench/raw-bulk.ts). */
   rawBulk: resolve(ROOT, 'dist/bench/raw-bulk.js'),
+  /** The metrics-scrape step's scraper, built (bench/scraper.ts). */
+  scraper: resolve(ROOT, 'dist/bench/scraper.js'),
 };
 
 /**
@@ -98,9 +100,8 @@ export function benchToken(): string {
   });
 }
 
-export function startApi(
-  env: Record<string, string> = {},
-): Promise<{ url: string; process: RunningProcess }> {
+/** The API on free ports: its public one (`url`) and its metrics port (`metrics`). */
+export function startApi(env: Record<string, string> = {}): Promise<StartedService> {
   return startService('api', { ...BENCH_ENV, ...env });
 }
 

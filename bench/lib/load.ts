@@ -74,25 +74,38 @@ export async function httpLoad(load: HttpLoad): Promise<RunStats> {
   return stats(result, result.duration, latencies);
 }
 
+/** Work started with each of a side's rounds and stopped when the round ends (a scraper, say). */
+export type Alongside = () => { stop(): Promise<void> };
+
 /**
  * Several loads measured in alternation (a, b, b, a, a, b…: `roundOrder`), each round `seconds`
  * long, so none of them always gets the warmer or the quieter minute of a shared machine. Each
  * load's rounds are merged:
  * latency percentiles over every request, throughput over the summed time, and the CPU seconds
- * each part of the system used during that load's rounds.
+ * each part of the system used during that load's rounds. A side may run `alongside` work
+ * through each of its rounds.
  */
 export async function alternatingLoads<K extends string>(
   loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
-  { rounds, seconds }: { rounds: number; seconds: number },
+  {
+    rounds,
+    seconds,
+    alongside = {},
+  }: { rounds: number; seconds: number; alongside?: Partial<Record<K, Alongside>> },
 ): Promise<Record<K, RunStats & { cpu: CpuSeconds }>> {
   const names = Object.keys(loads) as K[];
   const oneRound = (name: K) => async () => {
+    const background = alongside[name]?.();
     const before = cpuSeconds();
-    const run = await measured({
-      ...options({ ...loads[name], durationSeconds: seconds }),
-      skipAggregateResult: true,
-    });
-    return { ...run, cpu: cpuSince(before) };
+    try {
+      const run = await measured({
+        ...options({ ...loads[name], durationSeconds: seconds }),
+        skipAggregateResult: true,
+      });
+      return { ...run, cpu: cpuSince(before) };
+    } finally {
+      await background?.stop();
+    }
   };
   const runs = await alternate(
     Object.fromEntries(names.map((name) => [name, oneRound(name)])) as Record<K, ReturnType<typeof oneRound>>,

@@ -41,8 +41,8 @@ function claims(changes: Claims = {}): Claims {
 
 const hs256 = (changes?: Claims) => sign(claims(changes), SECRET, { algorithm: 'HS256' });
 
-const signedBy = (key: SigningKey, kid = key.kid) =>
-  sign(claims(), key.privateKey, { algorithm: key.alg, keyid: kid });
+const signedBy = (key: SigningKey, kid = key.kid, changes?: Claims) =>
+  sign(claims(changes), key.privateKey, { algorithm: key.alg, keyid: kid });
 
 const encode = (part: unknown) => Buffer.from(JSON.stringify(part)).toString('base64url');
 
@@ -72,6 +72,14 @@ function expectUnauthorized(response: ApiResponse, tokenPresented: boolean): voi
   expect(JSON.stringify(response.body)).not.toMatch(/\bat .+:\d+|node_modules|Error\b|jwt|signature|kid/i);
 }
 
+/** Both key sources, as a deployment moving from its own secret to an identity provider has them. */
+const bothKeys = (jwks: JwksServer) => ({
+  JWT_SECRET: SECRET,
+  JWT_JWKS_URI: jwks.uri,
+  JWT_ISSUER: ISSUER,
+  JWT_AUDIENCE: AUDIENCE,
+});
+
 describe('authentication on /api/** (contract §3)', () => {
   let jwks: JwksServer;
   let system: System;
@@ -79,10 +87,8 @@ describe('authentication on /api/** (contract §3)', () => {
   beforeAll(async () => {
     jwks = await startJwksServer([rsa, ec]);
     await ensureTestIndex();
-    system = await startSystem(
-      { JWT_SECRET: SECRET, JWT_JWKS_URI: jwks.uri, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE },
-      { worker: false },
-    );
+    // HS256 beside the JWKS only because it is enabled: the cases below sign most tokens with it.
+    system = await startSystem({ ...bothKeys(jwks), JWT_ALLOW_HS256: 'true' }, { worker: false });
   }, 120_000);
 
   afterAll(async () => {
@@ -158,6 +164,13 @@ describe('authentication on /api/** (contract §3)', () => {
       ['a tampered payload', tampered],
       ['a valid token followed by another word (malformed header)', () => `${hs256()} extra`],
       ['two valid tokens', () => `${hs256()} ${hs256()}`],
+      [
+        'RS256 from the JWKS with a wrong issuer',
+        () => signedBy(rsa, rsa.kid, { iss: 'https://elsewhere.test' }),
+      ],
+      ['RS256 from the JWKS with a wrong audience', () => signedBy(rsa, rsa.kid, { aud: 'another-api' })],
+      ['RS256 from the JWKS without an issuer', () => signedBy(rsa, rsa.kid, { iss: undefined })],
+      ['ES256 from the JWKS without an audience', () => signedBy(ec, ec.kid, { aud: undefined })],
       ['RS256 signed by a key not in the JWKS under a kid that is', () => signedBy(impostor)],
       ['RS256 under a kid not in the JWKS', () => signedBy(rsa, 'no-such-kid')],
       ['ES256 under the kid of the RSA key', () => signedBy(ec, rsa.kid)],
@@ -213,9 +226,9 @@ describe('authentication on /api/** (contract §3)', () => {
       expectUnauthorized(await call('GET', `${system.api}/%61pi/videos/search?q=test`), false);
     });
 
-    it('health and metrics stay public', async () => {
+    it('health stays public, and so do metrics on their own port', async () => {
       expect((await call('GET', `${system.api}/health/live`)).status).toBe(200);
-      expect((await fetch(`${system.api}/metrics`)).status).toBe(200);
+      expect((await fetch(`${system.apiMetrics}/metrics`)).status).toBe(200);
     });
   });
 
@@ -247,5 +260,33 @@ describe('authentication on /api/** (contract §3)', () => {
       expect(refused.body).toMatchObject({ status: 400, title: 'Bad Request' });
       expect(JSON.stringify(refused.body)).not.toMatch(/FST_|statusCode/);
     });
+  });
+});
+
+describe('HS256 beside a JWKS (contract §3)', () => {
+  let jwks: JwksServer;
+  let system: System;
+
+  beforeAll(async () => {
+    jwks = await startJwksServer([rsa]);
+    await ensureTestIndex();
+    // The secret stays set (cursors, `cli token`), but JWT_ALLOW_HS256 is not.
+    system = await startSystem(bothKeys(jwks), { worker: false });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await jwks?.close();
+  }, 60_000);
+
+  const search = (token: string) => call('GET', `${system.api}/api/videos/search?q=test`, token);
+
+  it('refuses an HS256 token signed with JWT_SECRET unless JWT_ALLOW_HS256 is true', async () => {
+    expectUnauthorized(await search(hs256()), true);
+    expectUnauthorized(await search(hs256({ roles: ['admin'] })), true);
+  });
+
+  it("accepts the identity provider's tokens", async () => {
+    expect((await search(signedBy(rsa))).status).toBe(200);
   });
 });

@@ -27,6 +27,19 @@ describe('configuration errors stop the process and name the variable', () => {
       { WEBHOOK_ALLOWED_HOSTS: 'localhost,10.0.0.0/99' },
       /WEBHOOK_ALLOWED_HOSTS: must be host names or IP ranges/,
     ],
+    [
+      'api',
+      ENTRY.api,
+      { JWT_JWKS_URI: 'https://issuer.example/.well-known/jwks.json', JWT_AUDIENCE: 'videos' },
+      /^ {2}- JWT_ISSUER: must be set when JWT_JWKS_URI is$/m,
+    ],
+    [
+      'api',
+      ENTRY.api,
+      { JWT_JWKS_URI: 'https://issuer.example/.well-known/jwks.json', JWT_ISSUER: 'https://issuer.example/' },
+      /^ {2}- JWT_AUDIENCE: must be set when JWT_JWKS_URI is$/m,
+    ],
+    ['api', ENTRY.api, { METRICS_PORT: '99999' }, /METRICS_PORT: must be a whole number from 0 to 65535/],
   ])(
     '%s with %p',
     async (_name, entry, env, message) => {

@@ -1,13 +1,43 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { QUEUES } from '@app/shared/queue/queues';
+import {
+  DASHBOARD_LOGIN_FAILURES,
+  DASHBOARD_LOGIN_WINDOW_SECONDS,
+} from '../../apps/api/src/admin/dashboard-login-limit';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 
 const ADMIN = { username: 'queue-admin', password: 'dashboard-password-1' };
 const SCREENSHOT = resolve(__dirname, '../../docs/queue-dashboard.png');
+
+const basic = (username: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+});
+
+/**
+ * `GET url` sent from the loopback address `from`: every 127.x.y.z is a client address of its own
+ * to the API, so one test's failures do not count against the browser's (127.0.0.1).
+ */
+function getFrom(
+  from: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((done, fail) => {
+    const sent = httpRequest(url, { localAddress: from, headers, timeout: 15_000 }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => done({ status: response.statusCode!, headers: response.headers, body }));
+    });
+    sent.on('timeout', () => sent.destroy(new Error(`no answer from ${url}`)));
+    sent.on('error', fail);
+    sent.end();
+  });
+}
 
 /** Bull Board in Debian's Chromium, driven by playwright-core, as an admin and as strangers. */
 describe('queue dashboard', () => {
@@ -64,8 +94,7 @@ describe('queue dashboard', () => {
     });
     expect((await (await wrong.newPage()).goto(url))?.status()).toBe(401);
     await wrong.close();
-    const basic = Buffer.from(`${ADMIN.username}:nope-nope-nope`).toString('base64');
-    expect((await fetch(url, { headers: { authorization: `Basic ${basic}` } })).status).toBe(401);
+    expect((await fetch(url, { headers: basic(ADMIN.username, 'nope-nope-nope') })).status).toBe(401);
 
     // A cookie whose percent-encoding is broken is no token: 401, not an error page.
     const broken = await fetch(url, { headers: { cookie: 'admin_token=%E0%A4%A' } });
@@ -105,5 +134,27 @@ describe('queue dashboard', () => {
     expect((await page.goto(url))?.status()).toBe(200);
     await page.getByText(QUEUES.deletion).first().waitFor({ timeout: 20_000 });
     await admin.close();
+  }, 60_000);
+
+  it('answers 429 with Retry-After to an address that sent too many wrong passwords, even for the right one', async () => {
+    const guesser = '127.0.0.2';
+    const wrong = basic(ADMIN.username, 'guess-guess-guess');
+    for (let i = 0; i < DASHBOARD_LOGIN_FAILURES; i += 1) {
+      expect((await getFrom(guesser, url, wrong)).status).toBe(401);
+    }
+    const refused = await getFrom(guesser, url, wrong);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(JSON.parse(refused.body)).toMatchObject({ status: 429, title: 'Too Many Requests' });
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(DASHBOARD_LOGIN_WINDOW_SECONDS);
+    // Guessing learns nothing while refused: the right password gets the same 429.
+    expect((await getFrom(guesser, url, basic(ADMIN.username, ADMIN.password))).status).toBe(429);
+
+    // Another address still signs in, and an admin token is no password: it still gets in from there.
+    expect((await getFrom('127.0.0.3', url, basic(ADMIN.username, ADMIN.password))).status).toBe(200);
+    const admin = { authorization: `Bearer ${token('root', ['admin'])}` };
+    expect((await getFrom(guesser, url, admin)).status).toBe(200);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
+import { SCRAPE_REUSE_MS } from '@app/shared/metrics/metrics.service';
 import { VideoState } from '@app/shared/video/video-state';
-import { ENTRY, freePort, runProcess, startProcess, waitForStatus } from '../support/processes';
+import { ENTRY, freePort, runProcess, sleep, startProcess, waitForStatus } from '../support/processes';
 import { seedVideos } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
@@ -320,7 +321,9 @@ describe('GET /api/videos/search (contract §7)', () => {
     it('shows a video as its row is now, after a search already rendered it, and hides it once deleted', async () => {
       const [id] = await seedVideos(context, 1, { title: () => 'Numbat field notes' });
       const lookups = async (result: 'hit' | 'miss') => {
-        const text = await (await fetch(`${system.api}/metrics`)).text();
+        // A scrape within SCRAPE_REUSE_MS of another answers the same text.
+        await sleep(SCRAPE_REUSE_MS);
+        const text = await (await fetch(`${system.apiMetrics}/metrics`)).text();
         const line = new RegExp(`^search_item_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm');
         return Number(line.exec(text)?.[1] ?? 0);
       };

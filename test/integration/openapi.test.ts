@@ -80,8 +80,9 @@ describe('OpenAPI document', () => {
       'post /api/videos/{id}/restore': 'restoreVideo',
       'get /health/live': 'getLiveness',
       'get /health/ready': 'getReadiness',
-      'get /metrics': 'getMetrics',
     });
+    // Served on the metrics port only, not by this API (docs/contract.md §9).
+    expect(document.paths).not.toHaveProperty('/metrics');
     for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z]+[A-Za-z]*$/);
     expect(document.components.securitySchemes.bearerAuth).toEqual({
       type: 'http',
@@ -90,7 +91,7 @@ describe('OpenAPI document', () => {
     });
     for (const { path, operation } of operations()) {
       if (path.startsWith('/api/')) expect(operation.security).toEqual([{ bearerAuth: [] }]);
-      if (/^\/(health|metrics|docs)/.test(path)) expect(operation.security).toEqual([]);
+      if (/^\/(health|docs)/.test(path)) expect(operation.security).toEqual([]);
     }
   });
 

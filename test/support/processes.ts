@@ -81,16 +81,29 @@ export function sleep(ms: number): Promise<void> {
 
 const PORT_VARIABLE = { api: 'PORT', worker: 'WORKER_PORT' } as const;
 
+export interface StartedService {
+  url: string;
+  /** Where its `GET /metrics` answers: the API's own metrics port, the worker's one port. */
+  metrics: string;
+  process: RunningProcess;
+}
+
 /**
- * Starts the API or the worker on a free port and waits until its readiness probe answers 200.
- * A process that never gets ready is killed, and the error carries the end of its output.
+ * Starts the API or the worker on a free port (the API's metrics on another) and waits until its
+ * readiness probe answers 200. A process that never gets ready is killed, and the error carries
+ * the end of its output.
  */
 export async function startService(
   kind: 'api' | 'worker',
   env: Record<string, string> = {},
-): Promise<{ url: string; process: RunningProcess }> {
+): Promise<StartedService> {
   const port = await freePort();
-  const running = startProcess(ENTRY[kind], { ...env, [PORT_VARIABLE[kind]]: String(port) });
+  const metricsPort = kind === 'api' ? await freePort() : port;
+  const running = startProcess(ENTRY[kind], {
+    ...env,
+    [PORT_VARIABLE[kind]]: String(port),
+    ...(kind === 'api' ? { METRICS_PORT: String(metricsPort) } : {}),
+  });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForStatus(`${url}/health/ready`, 200, 60_000);
@@ -100,7 +113,7 @@ export async function startService(
       cause: error,
     });
   }
-  return { url, process: running };
+  return { url, metrics: `http://127.0.0.1:${metricsPort}`, process: running };
 }
 
 export async function waitFor<T>(

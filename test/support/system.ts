@@ -1,14 +1,16 @@
 import { signDevToken } from '@app/shared/auth/dev-token';
-import { startService, type RunningProcess } from './processes';
+import { startService, type RunningProcess, type StartedService } from './processes';
 
 export interface System {
   api: string;
+  /** The first API's metrics port (`GET /metrics`), apart from its public one. */
+  apiMetrics: string;
   workerHealth: string;
   processes: RunningProcess[];
   /** Starts one more worker process (scaling, restarts). */
   startWorker(env?: Record<string, string>): Promise<RunningProcess>;
-  /** Starts one more API process; returns its base URL and process. */
-  startApi(env?: Record<string, string>): Promise<{ url: string; process: RunningProcess }>;
+  /** Starts one more API process; returns its base URLs and process. */
+  startApi(env?: Record<string, string>): Promise<StartedService>;
   stop(): Promise<void>;
 }
 
@@ -30,7 +32,7 @@ export async function startSystem(
     workerHealth ||= url;
     return process;
   };
-  const { url: api } = await startApi();
+  const { url: api, metrics: apiMetrics } = await startApi();
   if (worker) {
     await startWorker().catch(async (error: unknown) => {
       await Promise.all(processes.map((p) => p.stop('SIGKILL')));
@@ -39,6 +41,7 @@ export async function startSystem(
   }
   return {
     api,
+    apiMetrics,
     get workerHealth() {
       return workerHealth;
     },

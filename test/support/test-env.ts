@@ -15,6 +15,9 @@ export const TEST_ENV = {
   JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
   // Tests make many calls with one token; the rate-limit test sets its own limit.
   RATE_LIMIT_POINTS: '1000000',
+  // Any free port for an API's metrics, so that APIs started side by side never contend for the
+  // default; `startService` gives each one a port it knows.
+  METRICS_PORT: '0',
 } as const;
 
 for (const [name, value] of Object.entries(TEST_ENV)) {

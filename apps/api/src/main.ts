@@ -5,6 +5,7 @@ import { mountQueueDashboard } from './admin/queue-dashboard';
 import { refuseUnauthenticated } from './auth/authenticate';
 import { mountApiDocs } from './api-docs';
 import { AppModule } from './app.module';
+import { serveMetricsPort } from './metrics-port';
 
 async function bootstrap(): Promise<void> {
   // Validate before anything connects, so a bad variable stops the process with its name.
@@ -13,6 +14,8 @@ async function bootstrap(): Promise<void> {
   const app = await createHttpApp(AppModule, config, { logRequests: true, refuseUnauthenticated });
   await mountQueueDashboard(app, config);
   await mountApiDocs(app);
+  // Before the public port: its close hook must be added before that server starts.
+  await serveMetricsPort(app, config.METRICS_PORT);
   await listen(app, config.PORT, 'API');
 }
 

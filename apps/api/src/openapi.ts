@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { buildOpenApiDocument, type RouteDoc, type RouteResponse } from '@app/shared/http/openapi';
+import { DASHBOARD_LOGIN_FAILURES, DASHBOARD_LOGIN_WINDOW_SECONDS } from './admin/dashboard-login-limit';
 import { DASHBOARD_PATH } from './admin/dashboard-path';
 import {
   authorParamsSchema,
@@ -278,18 +279,6 @@ export const API_ROUTES: RouteDoc[] = [
   },
   {
     method: 'get',
-    path: '/metrics',
-    operationId: 'getMetrics',
-    tag: 'operations',
-    summary: 'Prometheus metrics',
-    description: "This process's metrics in the Prometheus text exposition format.",
-    security: 'public',
-    responses: {
-      200: { description: 'text exposition format 0.0.4', text: 'text/plain' },
-    },
-  },
-  {
-    method: 'get',
     path: DASHBOARD_PATH,
     operationId: 'getQueueDashboard',
     tag: 'operations',
@@ -306,6 +295,13 @@ export const API_ROUTES: RouteDoc[] = [
         headers: { 'WWW-Authenticate': 'Basic realm="queues", and Bearer' },
       },
       403: problem('authenticated, but not an admin'),
+      429: {
+        description:
+          `${DASHBOARD_LOGIN_FAILURES} wrong dashboard passwords from this address within ` +
+          `${DASHBOARD_LOGIN_WINDOW_SECONDS / 60} minutes: every password is refused until then`,
+        problem: true,
+        headers: { 'Retry-After': 'seconds to wait before trying again' },
+      },
     },
   },
   {

@@ -4,6 +4,7 @@ import { HealthModule } from '@app/shared/health/health.module';
 import { ProblemDetailsFilter } from '@app/shared/http/problem.filter';
 import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
+import { MetricsController } from '@app/shared/metrics/metrics.controller';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { DeleteVideoHandler } from './deletion/delete-video.handler';
 import { EraseAuthorHandler } from './erasure/erase-author.handler';
@@ -36,6 +37,8 @@ const HANDLERS = [
 
 @Module({
   imports: [LoggingModule, InfrastructureModule, HealthModule, MetricsModule],
+  // Scraped on the worker's one port, beside its probes (docs/contract.md §9).
+  controllers: [MetricsController],
   providers: [
     ...HANDLERS,
     { provide: JOB_HANDLERS, inject: HANDLERS, useFactory: (...handlers: unknown[]) => handlers },

@@ -60,6 +60,5 @@ export function videoApiCalls(baseUrl: string): VideoApiCalls {
         ? answer({ data: error, response })
         : answer({ data, error, response });
     },
-    metrics: async () => answer(await client.GET('/metrics', { parseAs: 'text' })),
   };
 }

@@ -117,5 +117,4 @@ export interface VideoApiCalls {
   ): Promise<Answer<ErasureAnswer>>;
   liveness(): Promise<Answer<{ status: 'ok' }>>;
   readiness(): Promise<Answer<Readiness>>;
-  metrics(): Promise<Answer<string>>;
 }

@@ -4,10 +4,13 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { problemBody, sendProblem } from '@app/shared/http/problem';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { REDIS_CLIENT } from '@app/shared/redis/redis';
 import { verifiedCaller } from '../auth/authenticate';
+import { DashboardLoginLimit } from './dashboard-login-limit';
 import { DASHBOARD_PATH } from './dashboard-path';
 
 function sameSecret(given: string, expected: string): boolean {
@@ -27,9 +30,11 @@ function basicCredentials(request: FastifyRequest): [string, string] | null {
 /**
  * Bull Board runs as a Fastify plugin, outside Nest's guards, so it gets its own gate: the
  * dashboard credentials from the environment (HTTP Basic), or an admin JWT in the Authorization
- * header or the `admin_token` cookie, verified by the same passport strategy as the API.
+ * header or the `admin_token` cookie, verified by the same passport strategy as the API. An
+ * address that sent too many wrong passwords gets 429 for any password until its window ends,
+ * the right one included, so guessing learns nothing meanwhile.
  */
-function adminOnly(config: AppConfig) {
+function adminOnly(config: AppConfig, logins: DashboardLoginLimit) {
   // An early answer returns the reply, so Fastify goes no further.
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     const refuse = (status: 401 | 403, detail: string) =>
@@ -40,12 +45,22 @@ function adminOnly(config: AppConfig) {
       );
     const basic = basicCredentials(request);
     if (basic) {
+      const blocked = await logins.secondsBlocked(request.ip);
+      if (blocked > 0) {
+        return sendProblem(
+          reply,
+          problemBody(429, `Too many wrong dashboard credentials: try again in ${blocked} s.`),
+          { 'Retry-After': String(blocked) },
+        );
+      }
       const ok =
         config.ADMIN_USERNAME !== undefined &&
         config.ADMIN_PASSWORD !== undefined &&
         sameSecret(basic[0], config.ADMIN_USERNAME) &&
         sameSecret(basic[1], config.ADMIN_PASSWORD);
-      return ok ? undefined : refuse(401, 'Wrong dashboard credentials.');
+      if (ok) return undefined;
+      await logins.failed(request.ip);
+      return refuse(401, 'Wrong dashboard credentials.');
     }
     const user = await verifiedCaller(request, reply);
     if (!user) return refuse(401, 'Admin credentials are required.');
@@ -67,7 +82,7 @@ export async function mountQueueDashboard(app: NestFastifyApplication, config: A
   });
   // A scope of its own: the gate covers the dashboard's routes and nothing else.
   await app.register(async (scope: FastifyInstance) => {
-    scope.addHook('onRequest', adminOnly(config));
+    scope.addHook('onRequest', adminOnly(config, new DashboardLoginLimit(app.get<Redis>(REDIS_CLIENT))));
     await scope.register(adapter.registerPlugin(), { prefix: DASHBOARD_PATH });
   });
 }

@@ -9,7 +9,7 @@ import { VerifiedTokens } from './verified-tokens';
 
 /**
  * The API's one authentication guard, registered globally: every route needs a valid bearer token
- * unless its controller is marked `@PublicRoute()` (health, metrics). Which route it is comes from
+ * unless its controller is marked `@PublicRoute()` (health). Which route it is comes from
  * the router's match, so a percent-encoded path cannot slip past. Authentication runs before
  * validation, so a bad token always answers 401. A token verified once is known until it expires
  * (`VerifiedTokens`); only valid tokens are remembered.

@@ -68,6 +68,16 @@ interface TokenClaims {
 }
 
 /**
+ * The key HS256 tokens are verified with, if they are accepted at all: `JWT_SECRET` alone
+ * (development, the tests), or beside a JWKS only when `JWT_ALLOW_HS256` says so. The identity
+ * provider is then meant to be the one issuer, and the secret may be set for other uses only
+ * (search cursors, `cli token`).
+ */
+function hs256Secret(config: AppConfig): string | undefined {
+  return config.JWT_JWKS_URI && !config.JWT_ALLOW_HS256 ? undefined : config.JWT_SECRET;
+}
+
+/**
  * Picks the verification key by the token's algorithm: HS256 only ever with `JWT_SECRET`, RS256
  * and ES256 only ever with a key from the JWKS (cached, refreshed on an unknown `kid`, rate-limited).
  */
@@ -81,7 +91,8 @@ function keyProvider(config: AppConfig) {
         jwksRequestsPerMinute: 10,
       })
     : undefined;
-  const secret = config.JWT_SECRET ? createSecretKey(Buffer.from(config.JWT_SECRET)) : undefined;
+  const hs256 = hs256Secret(config);
+  const secret = hs256 ? createSecretKey(Buffer.from(hs256)) : undefined;
   const publicKey = publicKeyCache();
   return (request: TokenRequest, rawToken: string, done: KeyCallback) => {
     const header = decode(rawToken, { complete: true })?.header;
@@ -112,7 +123,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       // passport-jwt's types predate KeyObject; it hands the key to jsonwebtoken, which takes one.
       secretOrKeyProvider: keyProvider(config) as unknown as SecretOrKeyProvider<TokenRequest>,
       algorithms: [
-        ...(config.JWT_SECRET ? SECRET_ALGORITHMS : []),
+        ...(hs256Secret(config) ? SECRET_ALGORITHMS : []),
         ...(config.JWT_JWKS_URI ? JWKS_ALGORITHMS : []),
       ],
       ignoreExpiration: false,

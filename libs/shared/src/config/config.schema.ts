@@ -80,6 +80,13 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PORT: port.default(3000),
     WORKER_PORT: port.default(3001),
+    /**
+     * The API's Prometheus scrapes, kept off the public port (docs/contract.md §9). 9464 is the port
+     * Prometheus exporters of OpenTelemetry use; 0 lets the system pick a free one (the tests do).
+     */
+    METRICS_PORT: int(0, 65535).default(9464),
+    /** How often the metrics read from MySQL and Redis are read again; a scrape only serialises them. */
+    METRICS_REFRESH_INTERVAL_MS: int(100, 3_600_000).default(15_000),
     DATABASE_URL: url(/^mysql:$/, 'mysql://user:password@host:3306/database').default(
       'mysql://root@127.0.0.1:3306/videos',
     ),
@@ -112,6 +119,11 @@ export const configSchema = z
     JWT_JWKS_URI: url(/^https?:$/, 'https://issuer/.well-known/jwks.json').optional(),
     JWT_ISSUER: z.string().min(1).optional(),
     JWT_AUDIENCE: z.string().min(1).optional(),
+    /**
+     * With JWT_JWKS_URI, HS256 tokens are refused unless this is true: the identity provider is then
+     * the one issuer, and a shared secret that leaked would otherwise sign anything (docs/contract.md §3).
+     */
+    JWT_ALLOW_HS256: flag.default(false),
     RETENTION_DEFAULT_DAYS: int(0, 3650).default(30),
     PURGE_SWEEP_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
     RECONCILE_INTERVAL_MS: int(1_000, 604_800_000).default(900_000),
@@ -171,6 +183,20 @@ export const configSchema = z
       )) {
         context.addIssue({ code: 'custom', path: ['WEBHOOK_URLS'], message });
       }
+    }
+    // An identity provider's keys sign tokens for many applications: only its issuer's tokens for
+    // this API's audience may pass (docs/contract.md §3).
+    for (const name of ['JWT_ISSUER', 'JWT_AUDIENCE'] as const) {
+      if (config.JWT_JWKS_URI && !config[name]) {
+        context.addIssue({ code: 'custom', path: [name], message: 'must be set when JWT_JWKS_URI is' });
+      }
+    }
+    if (config.JWT_ALLOW_HS256 === true && !config.JWT_SECRET) {
+      context.addIssue({
+        code: 'custom',
+        path: ['JWT_ALLOW_HS256'],
+        message: 'needs JWT_SECRET (the key HS256 tokens are verified with)',
+      });
     }
   });
 

@@ -25,6 +25,9 @@ describe('loadConfig', () => {
       S3_FORCE_PATH_STYLE: true,
       RETENTION_DEFAULT_DAYS: 30,
       PURGE_SWEEP_INTERVAL_MS: 60_000,
+      METRICS_PORT: 9464,
+      METRICS_REFRESH_INTERVAL_MS: 15_000,
+      JWT_ALLOW_HS256: false,
     });
   });
 
@@ -69,6 +72,9 @@ describe('loadConfig', () => {
     ['RETENTION_DEFAULT_DAYS', '3651'],
     ['PURGE_SWEEP_INTERVAL_MS', '10'],
     ['WORKER_CONCURRENCY', '0'],
+    ['METRICS_PORT', '65536'],
+    ['METRICS_REFRESH_INTERVAL_MS', '10'],
+    ['JWT_ALLOW_HS256', 'yes'],
     ['WEBHOOK_URLS', 'ftp://receiver/hooks'],
     ['WEBHOOK_URLS', 'https://a.example/hooks,file:///etc/passwd'],
     ['WEBHOOK_SECRET', 'not-a-secret'],
@@ -132,6 +138,36 @@ describe('loadConfig', () => {
     const receivers = 'https://a:one@receiver.example/in,https://b:two@receiver.example/in';
     expect(problemsOf({ WEBHOOK_URLS: receivers, WEBHOOK_SECRET: secret })).toEqual([
       'WEBHOOK_URLS: two URLs for receiver.example differ only in their credentials (user:password@)',
+    ]);
+  });
+
+  it('requires the issuer and the audience with a JWKS, naming each', () => {
+    const jwks = { JWT_JWKS_URI: 'https://issuer.example/.well-known/jwks.json' };
+    expect(problemsOf(jwks)).toEqual([
+      'JWT_ISSUER: must be set when JWT_JWKS_URI is',
+      'JWT_AUDIENCE: must be set when JWT_JWKS_URI is',
+    ]);
+    expect(problemsOf({ ...jwks, JWT_ISSUER: 'https://issuer.example/' })).toEqual([
+      'JWT_AUDIENCE: must be set when JWT_JWKS_URI is',
+    ]);
+    expect(problemsOf({ ...jwks, JWT_ISSUER: 'https://issuer.example/', JWT_AUDIENCE: 'videos' })).toEqual(
+      [],
+    );
+    // A secret alone is what development and the tests use: no issuer or audience needed.
+    expect(problemsOf({ JWT_SECRET: 'x'.repeat(32) })).toEqual([]);
+  });
+
+  it('reads JWT_ALLOW_HS256, which needs a secret to verify HS256 with', () => {
+    const jwks = {
+      JWT_JWKS_URI: 'https://issuer.example/.well-known/jwks.json',
+      JWT_ISSUER: 'https://issuer.example/',
+      JWT_AUDIENCE: 'videos',
+    };
+    expect(loadConfig({ ...jwks, JWT_SECRET: 'x'.repeat(32), JWT_ALLOW_HS256: 'true' }).JWT_ALLOW_HS256).toBe(
+      true,
+    );
+    expect(problemsOf({ ...jwks, JWT_ALLOW_HS256: 'true' })).toEqual([
+      expect.stringMatching(/^JWT_ALLOW_HS256: needs JWT_SECRET/),
     ]);
   });
 

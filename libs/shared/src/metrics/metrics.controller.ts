@@ -10,6 +10,6 @@ export class MetricsController {
   @Get()
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   scrape(): Promise<string> {
-    return this.metrics.registry.metrics();
+    return this.metrics.scrape();
   }
 }

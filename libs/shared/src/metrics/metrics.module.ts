@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
-import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
+import { StoredMetrics } from './stored-metrics';
 
+/**
+ * The registry and the metrics read from the stores. Where a process serves them is its own
+ * choice: the worker on its one port (`MetricsController`), the API on a port apart from its
+ * public one (`apps/api/src/metrics-port.ts`).
+ */
 @Module({
-  controllers: [MetricsController],
-  providers: [MetricsService],
+  providers: [MetricsService, StoredMetrics],
   exports: [MetricsService],
 })
 export class MetricsModule {}

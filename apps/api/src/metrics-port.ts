@@ -1,0 +1,33 @@
+import type { AddressInfo } from 'node:net';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import fastify from 'fastify';
+import { PinoLogger } from 'nestjs-pino';
+import { problemBody, sendProblem } from '@app/shared/http/problem';
+import { MetricsService } from '@app/shared/metrics/metrics.service';
+
+/**
+ * The API's `GET /metrics` on a port of its own (`METRICS_PORT`), never on the public one
+ * (docs/contract.md §9): a scrape tells routes, traffic and queue sizes, which is for operators,
+ * and a port apart can be left out of the public load balancer. The server does nothing else, so
+ * it needs no authentication, and it closes with the application. Port 0 lets the system choose
+ * one, which the start line names.
+ */
+export async function serveMetricsPort(app: NestFastifyApplication, port: number): Promise<void> {
+  const metrics = app.get(MetricsService);
+  const server = fastify();
+  server.get('/metrics', async (_request, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.scrape()),
+  );
+  server.setNotFoundHandler((_request, reply) =>
+    sendProblem(reply, problemBody(404, 'This port serves GET /metrics only.')),
+  );
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onClose', () => server.close());
+  await server.listen({ port, host: '0.0.0.0' });
+  const bound = (server.server.address() as AddressInfo).port;
+  const log = await app.resolve(PinoLogger);
+  log.setContext('API');
+  log.info({ metricsPort: bound }, `metrics on port ${bound}`);
+}
