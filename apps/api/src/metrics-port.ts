@@ -15,9 +15,13 @@ import { MetricsService } from '@app/shared/metrics/metrics.service';
 export async function serveMetricsPort(app: NestFastifyApplication, port: number): Promise<void> {
   const metrics = app.get(MetricsService);
   const server = fastify();
-  server.get('/metrics', async (_request, reply) =>
-    reply.type(metrics.registry.contentType).send(await metrics.scrape()),
-  );
+  // The text is encoded once per serialisation, not once per scrape (it is about 14 KB).
+  let encoded: { text: string; body: Buffer } | undefined;
+  server.get('/metrics', async (_request, reply) => {
+    const text = await metrics.scrape();
+    if (encoded?.text !== text) encoded = { text, body: Buffer.from(text) };
+    return reply.type(metrics.registry.contentType).send(encoded.body);
+  });
   server.setNotFoundHandler((_request, reply) =>
     sendProblem(reply, problemBody(404, 'This port serves GET /metrics only.')),
   );
