@@ -172,6 +172,22 @@ describe('index sync', () => {
     ).toMatchObject({ ahead: 0 });
   });
 
+  it("lists only this alias's versioned indices, not those of an alias that starts with its name", async () => {
+    const neighbour = `${context.search.alias}_neighbour_20261124000000000`;
+    const created = await fetch(`${context.config.ELASTICSEARCH_URL}/${neighbour}`, {
+      method: 'PUT',
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(created.status).toBe(200);
+    try {
+      const listed = await context.search.versionedIndices();
+      expect(listed).toEqual(await context.search.aliasTargets());
+      expect(listed).not.toContain(neighbour);
+    } finally {
+      await context.search.deleteIndex(neighbour);
+    }
+  });
+
   it('a reindex swaps the alias to a new index and keeps changes made while it loads', async () => {
     const ids = await seedVideos(context, 25);
     const before = await context.search.aliasTargets();

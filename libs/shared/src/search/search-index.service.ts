@@ -456,9 +456,16 @@ export class SearchIndexService {
     return found.found ? (found._source ?? null) : null;
   }
 
-  /** Every versioned index of this alias, whether the alias points at it or not. */
+  /**
+   * Every versioned index of this alias (`newIndexName`: the alias, `_`, 17 digits), whether the
+   * alias points at it or not. The wildcard alone would also name another alias's indices when that
+   * alias starts with this one and `_` (`videos_test_…` for `videos`).
+   */
   async versionedIndices(): Promise<string[]> {
-    return Object.keys(await this.client.indices.get({ index: `${this.alias}_*`, allow_no_indices: true }));
+    const names = Object.keys(
+      await this.client.indices.get({ index: `${this.alias}_*`, allow_no_indices: true }),
+    );
+    return names.filter((name) => /^\d{17}$/.test(name.slice(this.alias.length + 1)));
   }
 
   async indexExists(index: string): Promise<boolean> {
