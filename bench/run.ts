@@ -101,6 +101,8 @@ const cpuPerVideo = (run: PurgeBench['worker'], node: string) =>
   cpuPer(run.cpu, run.videos, [node, 'elasticsearch', 'mysql', 's3proxy', 'redis']);
 const cpuPerRequest = (run: SearchBench['api']) =>
   cpuPer(run.cpu, run.requests, ['api', 'elasticsearch', 'mysql', 'bench']);
+/** The columns of a table of `row`s, and what its CPU column holds. */
+const loadHeader = (cpu: string) => ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors', cpu];
 const row = (name: string, s: RunStats) => [
   name,
   rate(s.perSecond),
@@ -301,15 +303,7 @@ async function main(): Promise<void> {
           `Search at ${count(search.videos)} videos (${CONCURRENCY} connections, ${search.queries} known-item queries from the index, ` +
           `${SEARCH_SECONDS} s each in ${ROUNDS.search} alternating rounds, a b c c b a…, after a warm-up of ${search.warmUp.seconds.toFixed(0)} s ` +
           `that ended with Elasticsearch's JIT compiler at ${(search.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
-        header: [
-          'system',
-          'req/s',
-          'p50 ms',
-          'p99 ms',
-          'requests',
-          'errors',
-          'CPU ms per request: API / ES (of it JIT compiler) / MySQL / load generator',
-        ],
+        header: loadHeader('CPU ms per request: API / ES (of it JIT compiler) / MySQL / load generator'),
         rows: [
           [
             ...row('API (auth, validation, Elasticsearch, MySQL check)', search.api),
@@ -365,15 +359,7 @@ async function main(): Promise<void> {
           `Search while the API's metrics port is scraped (${CONCURRENCY} connections, ${SEARCH_SECONDS} s each in ` +
           `${ROUNDS.scrape} alternating rounds, a b b a…; ${scrape.scrapesPerSecond} scrapes a second on METRICS_PORT ` +
           `during the scraped rounds)`,
-        header: [
-          'system',
-          'req/s',
-          'p50 ms',
-          'p99 ms',
-          'requests',
-          'errors',
-          'CPU ms per search: API / ES (of it JIT compiler) / MySQL',
-        ],
+        header: loadHeader('CPU ms per search: API / ES (of it JIT compiler) / MySQL'),
         rows: [
           [
             ...row('search, metrics not scraped', scrape.quiet),

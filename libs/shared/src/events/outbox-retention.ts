@@ -1,3 +1,5 @@
+import { DAY_MS } from '../util/time';
+
 /**
  * How long the outbox keeps what it has sent (docs/contract.md §10.4). Events carry personal data
  * (`authorId`, `requestedBy`) and deliveries a receiver's answer (`last_error`): once their job is
@@ -15,8 +17,6 @@
  *   its deliveries, whatever the retention. Dead ones go with it: an erasure ends them too.
  */
 export const DEAD_DELIVERY_DAYS = 30;
-
-const DAY_MS = 86_400_000;
 
 export type SettledState = 'delivered' | 'dead';
 

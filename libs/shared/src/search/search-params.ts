@@ -1,3 +1,5 @@
+import { DAY_MS } from '../util/time';
+
 /**
  * Date bounds of docs/contract.md §7: a date (`2024-05-01`) or a date-time with optional fraction and offset
  * (`Z` or `±hh:mm`; none means UTC). A date-only lower bound starts that day at 00:00:00 UTC; a
@@ -24,7 +26,7 @@ export function parseDateBound(value: string, bound: 'from' | 'to'): Date | null
     const [year, month, day] = dateOnly.slice(1, 4).map(Number) as [number, number, number];
     if (!validCalendarDate(year, month, day)) return null;
     const start = utcDay(year, month, day);
-    return new Date(bound === 'from' ? start : start + 86_400_000 - 1);
+    return new Date(bound === 'from' ? start : start + DAY_MS - 1);
   }
   const dateTime = DATE_TIME.exec(value);
   if (!dateTime) return null;

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../util/time';
 import { VideoState } from './video-state';
 
 /**
@@ -9,8 +10,6 @@ import { VideoState } from './video-state';
  *     └────────restore──────────┘  └──permanent delete──────┘
  *   active ──permanent delete──▶ deleting
  */
-
-const DAY_MS = 86_400_000;
 
 export type DeletionReason = 'permanent' | 'retention';
 
