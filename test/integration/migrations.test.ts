@@ -121,7 +121,7 @@ describe('migrations', () => {
       `SELECT COUNT(*) AS n FROM ${DATABASE}.erasures WHERE active_author = ?`,
       ['acc-x'],
     );
-    expect(Number((matches as { n: number }[])[0].n)).toBe(1);
+    expect(Number((matches as { n: number }[])[0]!.n)).toBe(1);
     await admin.query(`DELETE FROM ${DATABASE}.erasures`);
   });
 
@@ -158,7 +158,7 @@ describe('migrations', () => {
           `SELECT COUNT(*) AS n FROM ${DATABASE}.erasures WHERE active_author = ? AND author_id = ?`,
           [asked, asked],
         );
-        expect(Number((rows as { n: number }[])[0].n)).toBe(asked === stored ? 1 : 0);
+        expect(Number((rows as { n: number }[])[0]!.n)).toBe(asked === stored ? 1 : 0);
       }),
       { numRuns: 300 },
     );

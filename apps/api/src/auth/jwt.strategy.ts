@@ -8,6 +8,7 @@ import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { Actor } from '@app/shared/video/video-lifecycle';
+import { authorIdSchema } from '../common/query-params';
 import { bearerToken } from './authenticate';
 
 /** Leeway for clocks that disagree a little between issuer and API (at most 30 s). */
@@ -133,9 +134,13 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  /** jsonwebtoken accepts a token without `exp` or `sub`; this API does not, nor a blank `sub`. */
+  /**
+   * jsonwebtoken accepts a token without `exp` or `sub`; this API does not, nor a blank `sub`, nor
+   * one that could not be an author id (the subject is the author id it owns, by the same rule).
+   */
   validate(claims: TokenClaims): AuthenticatedUser | false {
-    if (typeof claims.sub !== 'string' || claims.sub.trim() === '' || claims.sub.length > 128) return false;
+    if (typeof claims.sub !== 'string' || claims.sub.trim() === '') return false;
+    if (!authorIdSchema.safeParse(claims.sub).success) return false;
     if (typeof claims.exp !== 'number') return false;
     const roles = Array.isArray(claims.roles)
       ? claims.roles.filter((r): r is string => typeof r === 'string')

@@ -87,7 +87,7 @@ export const searchQuerySchema = z
     facets: facetList,
   })
   .superRefine((query, context) => {
-    if (query.dateFrom && query.dateTo && query.dateFrom > query.dateTo) {
+    if (query.dateFrom && query.dateTo && query.dateFrom.exact > query.dateTo.exact) {
       context.addIssue({ code: 'custom', path: ['dateFrom'], message: 'dateFrom must not be after dateTo' });
     }
     if (query.cursor !== undefined && query.page !== undefined) {

@@ -1,3 +1,4 @@
+import { parseDateBound } from '@app/shared/search/search-params';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { MetricsService } from '@app/shared/metrics/metrics.service';
 import type { JobQueues } from '@app/shared/queue/job-queues.service';
@@ -144,7 +145,7 @@ describe('VideoSearchService', () => {
   });
 
   it('passes the filters and the sort on to the ranking', async () => {
-    const from = new Date('2024-01-01T00:00:00Z');
+    const from = parseDateBound('2024-01-01T00:00:00Z', 'from')!;
     await service.search(query({ authorId: 'a1', dateFrom: from, sort: 'oldest', page: 3 }));
     expect(ranking.calls[0]).toMatchObject({
       kind: 'page',

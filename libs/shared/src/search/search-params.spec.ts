@@ -1,4 +1,4 @@
-import { parseDateBound } from './search-params';
+import { boundInstant, parseDateBound } from './search-params';
 
 describe('parseDateBound (contract §7)', () => {
   it.each([
@@ -40,5 +40,28 @@ describe('parseDateBound (contract §7)', () => {
     '',
   ])('refuses %p', (input) => {
     expect(parseDateBound(input, 'from')).toBeNull();
+  });
+});
+
+describe('boundInstant (contract §7: both bounds inclusive)', () => {
+  it('keeps what the milliseconds drop, so one instant is a valid range', () => {
+    const text = '2024-05-01T10:00:00.0001Z';
+    const [from, to] = [parseDateBound(text, 'from')!, parseDateBound(text, 'to')!];
+    // At the index's precision the two bounds cross; exactly, they are the same instant.
+    expect(from.getTime()).toBeGreaterThan(to.getTime());
+    expect(from.exact).toBe(to.exact);
+    expect(boundInstant('2024-05-01T10:00:00.0002Z', 'from')! > boundInstant(text, 'to')!).toBe(true);
+  });
+
+  it('reads instants before 1970 and offsets exactly', () => {
+    expect(boundInstant('1969-12-31T23:59:59.9999999Z', 'from')).toBe(-100n);
+    expect(parseDateBound('1969-12-31T23:59:59.9999999Z', 'to')?.toISOString()).toBe(
+      '1969-12-31T23:59:59.999Z',
+    );
+    expect(parseDateBound('1969-12-31T23:59:59.9999999Z', 'from')?.toISOString()).toBe(
+      '1970-01-01T00:00:00.000Z',
+    );
+    expect(boundInstant('1970-01-01T01:00:00+01:00', 'from')).toBe(0n);
+    expect(boundInstant('1970-01-01', 'to')).toBe(86_400_000_000_000n - 1n);
   });
 });

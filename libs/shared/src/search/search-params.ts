@@ -20,28 +20,58 @@ function validCalendarDate(year: number, month: number, day: number): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-export function parseDateBound(value: string, bound: 'from' | 'to'): Date | null {
+const NS_PER_MS = 1_000_000n;
+
+/** Division rounding down or up, for instants before 1970 too (BigInt division truncates towards zero). */
+const floorDiv = (a: bigint, b: bigint) => (a < 0n && a % b !== 0n ? a / b - 1n : a / b);
+const ceilDiv = (a: bigint, b: bigint) => -floorDiv(-a, b);
+
+/**
+ * The exact instant a bound names, in nanoseconds since the epoch (a date-only upper bound is the
+ * last instant of its day), or null when the text is not one of the contract's forms.
+ */
+export function boundInstant(value: string, bound: 'from' | 'to'): bigint | null {
   const dateOnly = DATE.exec(value);
   if (dateOnly) {
     const [year, month, day] = dateOnly.slice(1, 4).map(Number) as [number, number, number];
     if (!validCalendarDate(year, month, day)) return null;
-    const start = utcDay(year, month, day);
-    return new Date(bound === 'from' ? start : start + DAY_MS - 1);
+    const start = BigInt(utcDay(year, month, day)) * NS_PER_MS;
+    return bound === 'from' ? start : start + BigInt(DAY_MS) * NS_PER_MS - 1n;
   }
   const dateTime = DATE_TIME.exec(value);
   if (!dateTime) return null;
   const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = dateTime.slice(1, 7).map(Number);
   if (!validCalendarDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return null;
   const offset = dateTime[8];
-  if (offset && offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59))
-    return null;
-  // Milliseconds are the index's precision. A finer fraction rounds towards the inside of the
-  // range: down for an upper bound, up for a lower one, so both stay inclusive and exact.
-  const fraction = dateTime[7] ?? '';
-  const parsed = new Date(`${value.slice(0, 19)}${fraction.slice(0, 4)}${offset ?? 'Z'}`);
-  if (Number.isNaN(parsed.getTime())) return null;
-  const finer = /[1-9]/.test(fraction.slice(4));
-  return bound === 'from' && finer ? new Date(parsed.getTime() + 1) : parsed;
+  let offsetMinutes = 0;
+  if (offset && offset !== 'Z') {
+    const [hours, minutes] = [Number(offset.slice(1, 3)), Number(offset.slice(4, 6))];
+    if (hours > 23 || minutes > 59) return null;
+    offsetMinutes = (offset.startsWith('-') ? -1 : 1) * (hours * 60 + minutes);
+  }
+  const seconds = hour * 3600 + minute * 60 + second - offsetMinutes * 60;
+  const fraction = BigInt((dateTime[7] ?? '.').slice(1).padEnd(9, '0'));
+  return (BigInt(utcDay(year, month, day)) + BigInt(seconds) * 1000n) * NS_PER_MS + fraction;
+}
+
+/**
+ * A bound at the index's precision, milliseconds, carrying the `exact` instant it was read as. A
+ * finer fraction rounds towards the inside of the range: up for a lower bound, down for an upper
+ * one, so both stay inclusive and exact. Two bounds inside one millisecond then cross, though in
+ * order: whether a range is reversed is a question for `exact`.
+ */
+export class DateBound extends Date {
+  constructor(
+    readonly exact: bigint,
+    bound: 'from' | 'to',
+  ) {
+    super(Number(bound === 'from' ? ceilDiv(exact, NS_PER_MS) : floorDiv(exact, NS_PER_MS)));
+  }
+}
+
+export function parseDateBound(value: string, bound: 'from' | 'to'): DateBound | null {
+  const instant = boundInstant(value, bound);
+  return instant === null ? null : new DateBound(instant, bound);
 }
 
 /** Elasticsearch refuses `from + size` beyond this window. */
