@@ -36,7 +36,9 @@ bash scripts/services.sh up
 say "building"
 npm run build --silent
 cli() { node dist/apps/worker/src/cli.js "$@"; }
-videos=$(cli setup | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).videos))')
+# A bad setting stops here, with the message naming it (set -e), before anything reads the answer.
+setup=$(cli setup)
+videos=$(node -e 'console.log(JSON.parse(process.argv[1]).videos)' "$setup")
 if [ "$videos" = "0" ]; then
   say "first run: importing the sample (data/pyvideo.jsonl.gz)"
   cli import
