@@ -148,7 +148,7 @@ describe('VideoSearchService', () => {
     expect(second.nextCursor).toBeUndefined();
     expect(ranking.calls[1]).toMatchObject({
       kind: 'after',
-      at: { lastId: 'v2', page: 2, walk: expect.any(String) },
+      at: { lastId: 'v2', page: 2, walk: expect.any(String) as unknown },
       caller: callerId('reader'),
     });
 
