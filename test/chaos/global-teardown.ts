@@ -14,6 +14,8 @@ const ORDER = [
   'webhook receiver outage',
   'erasure storm',
   'MySQL restored from an earlier backup',
+  'Elasticsearch node lost (two nodes, one replica)',
+  'cursor storm',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');
 const START = '<!-- chaos table: written by test/chaos/global-teardown.ts -->';

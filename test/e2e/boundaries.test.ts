@@ -61,7 +61,8 @@ describe('every route at its documented boundaries (fast-check)', () => {
       publishedAt: (n) => new Date(Date.UTC(n % 2 ? 2020 : 2024, 4, 1 + n, 10)),
     });
     await seedVideos(context, 10, { authorId: 'someone-else', title: (n) => `Python other ${n}` });
-    system = await startSystem({}, { worker: false });
+    // Every search run is its own caller; the chaos run's hundreds of cursor walks stay under this.
+    system = await startSystem({ SEARCH_PIT_MAX_OPEN: '5000' }, { worker: false });
     const erasure = await send('DELETE', `/api/authors/boundary-eraser/videos`, [], token('boundary-eraser'));
     expect(erasure.status).toBe(202);
     erasureId = erasure.body.erasureId as string;

@@ -130,6 +130,11 @@ describe('OpenAPI document', () => {
       /"enum":\["relevance","newest","oldest"\]/,
     );
     expect(Object.keys(search.responses).sort()).toEqual(['200', '400', '401', '429', '503']);
+    // Its 429 names the ceilings on cursor walks beside the rate limit, with Retry-After.
+    const tooMany = search.responses['429'] as { description: string; headers?: Record<string, unknown> };
+    expect(tooMany.description).toMatch(/rate|too many requests/i);
+    expect(tooMany.description).toMatch(/SEARCH_PIT_MAX_PER_CALLER.*SEARCH_PIT_MAX_OPEN/);
+    expect(tooMany.headers).toHaveProperty('Retry-After');
 
     const remove = document.paths['/api/videos/{id}']!.delete!;
     expect(remove.parameters.map((p) => `${p.in}:${p.name}`).sort()).toEqual([

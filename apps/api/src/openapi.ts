@@ -65,6 +65,14 @@ export const API_ROUTES: RouteDoc[] = [
     responses: {
       200: { description: 'a page of results', json: json('VideoSearchPage', searchPageSchema) },
       400: problem('invalid parameters: each is named in `errors`'),
+      429: {
+        description:
+          'a `cursor` page that would open a point in time past a ceiling: this caller holds ' +
+          '`SEARCH_PIT_MAX_PER_CALLER` cursor walks, or all callers together `SEARCH_PIT_MAX_OPEN` ' +
+          '(docs/contract.md §7); a search by page number is never refused so',
+        problem: true,
+        headers: { 'Retry-After': 'seconds until a held walk lapses at the latest' },
+      },
       503: unavailable('Search'),
     },
   },

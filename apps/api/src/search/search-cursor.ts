@@ -12,8 +12,16 @@ import type { SearchCriteria } from '@app/shared/search/search-query.builder';
 
 /** Where a walk through a search's results stands: what the page after the last one shown needs. */
 export interface CursorPosition {
-  /** The point in time the walk reads (absent until the first page read through the cursor opens it). */
-  pit?: string;
+  /**
+   * The walk the cursor belongs to: a random name, the same for every cursor of one walk. The point
+   * in time the walk reads is kept in Redis under it (`PointInTimeLeases`), never in the cursor.
+   */
+  walk: string;
+  /**
+   * Which point in time `after` was read on (`viewOf` its id); absent when the page was read from
+   * the live index. A position read elsewhere is found again in the point in time the walk reads.
+   */
+  view?: string;
   /** The sort values of the last hit shown, as the index gave them. */
   after: estypes.SortResults;
   /** The last hit shown: a walk without a point in time finds its position again by it. */
@@ -25,9 +33,11 @@ export interface CursorPosition {
 }
 
 interface Payload extends CursorPosition {
-  v: 1;
+  v: 2;
   /** The search the cursor belongs to (`fingerprint`). */
   search: string;
+  /** The caller it was handed to (`callerId` of the subject): nobody else may follow it. */
+  caller: string;
   /** Epoch milliseconds after which the cursor is refused. */
   expires: number;
 }
@@ -42,6 +52,16 @@ export function fingerprint(criteria: SearchCriteria): string {
     criteria.sort,
   ];
   return createHash('sha256').update(JSON.stringify(selected)).digest('base64url').slice(0, 22);
+}
+
+/** A new walk's name: 128 random bits. */
+export function newWalk(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** A point in time's short name in a cursor: the position's view, compared with the walk's. */
+export function viewOf(pit: string): string {
+  return createHash('sha256').update(pit).digest('base64url').slice(0, 11);
 }
 
 /** The bytes of the cursor key (see the `SearchCursors` constructor). */
@@ -74,14 +94,14 @@ export class SearchCursors {
     this.key = createSecretKey(cursorKey(secret));
   }
 
-  encode(search: string, position: CursorPosition): string {
-    const payload: Payload = { v: 1, search, expires: this.now() + this.ttlMs, ...position };
+  encode(search: string, caller: string, position: CursorPosition): string {
+    const payload: Payload = { v: 2, search, caller, expires: this.now() + this.ttlMs, ...position };
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `${body}.${this.mac(body).toString('base64url')}`;
   }
 
-  /** The position of a cursor of this search; a 400 problem for anything else. */
-  decode(token: string, search: string): CursorPosition {
+  /** The position of a cursor of this search handed to this caller; a 400 problem for anything else. */
+  decode(token: string, search: string, caller: string): CursorPosition {
     const [body, mac, ...rest] = token.split('.');
     if (!body || !mac || rest.length > 0 || !/^[\w-]+$/.test(body) || !/^[\w-]+$/.test(mac))
       throw invalid('cursor is malformed: pass nextCursor exactly as a search answered it');
@@ -95,14 +115,15 @@ export class SearchCursors {
     } catch {
       throw invalid('cursor is malformed: pass nextCursor exactly as a search answered it');
     }
-    if (payload.v !== 1) throw invalid('cursor is from another version of this service; search again');
+    if (payload.v !== 2) throw invalid('cursor is from another version of this service; search again');
     if (payload.search !== search)
       throw invalid(
         'cursor belongs to another search: q, authorId, dateFrom, dateTo and sort must stay the same',
       );
+    if (payload.caller !== caller) throw invalid('cursor was handed to another caller; search again');
     if (payload.expires < this.now()) throw invalid('cursor has expired; search again');
-    const { pit, after, lastId, page, corrections } = payload;
-    return { ...(pit ? { pit } : {}), after, lastId, page, corrections };
+    const { walk, view, after, lastId, page, corrections } = payload;
+    return { walk, ...(view ? { view } : {}), after, lastId, page, corrections };
   }
 
   private mac(body: string): Buffer {

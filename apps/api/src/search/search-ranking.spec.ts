@@ -2,7 +2,7 @@ import { errors, type estypes } from '@elastic/elasticsearch';
 import { ProblemException } from '@app/shared/http/problem';
 import type { SearchIndexService } from '@app/shared/search/search-index.service';
 import { MISSING_DATE, type SearchCriteria } from '@app/shared/search/search-query.builder';
-import { SearchRanking } from './search-ranking';
+import { LostPointInTime, SearchRanking } from './search-ranking';
 
 interface Doc {
   id: string;
@@ -136,7 +136,8 @@ describe('SearchRanking', () => {
       facets: { year: [{ value: '2019', count: 12_345 }] },
     });
     index.matching = 2;
-    const after = await ranking(index).after(criteria, { ...page.next!, page: 2 }, 1);
+    const search = ranking(index);
+    const after = await search.after(criteria, page.next!, 1, await search.openPointInTime());
     expect(index.counts).toHaveLength(2);
     expect(index.counts[1]!.pit).toEqual(index.requests.at(-1)!.pit);
     expect(after).toMatchObject({ total: 2, relation: 'eq', hits: [{ id: 'b' }] });
@@ -206,16 +207,39 @@ describe('SearchRanking', () => {
     seen.push(...page.hits.map((h) => h.id));
     // Every score moves a little (new statistics): the first cursor page finds its place again.
     for (const d of index.docs) d.score *= 0.97;
-    for (let n = 2; page.next; n += 1) {
-      page = await ranking(index).after(criteria, { ...page.next, page: n }, 5);
+    const pit = await ranking(index).openPointInTime();
+    while (page.next) {
+      page = await ranking(index).after(criteria, page.next, 5, pit);
       seen.push(...page.hits.map((h) => h.id));
     }
     expect(seen).toHaveLength(23);
     expect(new Set(seen).size).toBe(23);
     expect(index.pits).toBe(1);
+    // Only the first cursor page, read from the live index, looked for its last hit again.
+    expect(index.requests.filter((request) => request.size === 1)).toHaveLength(1);
   });
 
-  it('answers 400 when the point in time is gone, 503 when the index is away', async () => {
+  it('answers a page that ends at the 10,000-result window without asking beyond it', async () => {
+    const docs = Array.from({ length: 10_001 }, (_, i) => doc(`v${String(i).padStart(5, '0')}`, 20_000 - i));
+    const index = new FakeIndex(docs);
+    index.suggest = { spelling: [{ text: 'pandas', options: [] }] };
+    for (const limit of [100, 50, 1]) {
+      const page = await ranking(index).page(criteria, 10_000 / limit, limit);
+      const asked = index.requests.at(-1)!;
+      expect((asked.from ?? 0) + (asked.size ?? 0)).toBe(10_000);
+      expect(page.hits).toHaveLength(limit);
+      // More than the window holds (the count says `gte`): the cursor reads on.
+      expect(page.next).toMatchObject({ lastId: 'v09999' });
+    }
+    // Exactly the window: the count says so, and no cursor is handed out.
+    index.docs = docs.slice(0, 10_000);
+    expect((await ranking(index).page(criteria, 100, 100)).next).toBeUndefined();
+    const below = await ranking(index).page(criteria, 9_999, 1);
+    expect(index.requests.at(-1)).toMatchObject({ from: 9_998, size: 2 });
+    expect(below.next).toMatchObject({ lastId: 'v09998' });
+  });
+
+  it('says when the point in time is gone, and answers 503 when the index is away', async () => {
     const index = new FakeIndex([doc('a', 1)]);
     const lost = new errors.ResponseError({
       body: { error: { type: 'search_context_missing_exception' } },
@@ -224,8 +248,10 @@ describe('SearchRanking', () => {
       meta: {} as never,
     });
     index.fail = lost;
-    const position = { pit: 'pit-9', after: [1, 0, 'a'], lastId: 'a', page: 2, corrections: {} };
-    await expect(ranking(index).after(criteria, position, 5)).rejects.toMatchObject({ status: 400 });
+    const position = { after: [1, 0, 'a'], lastId: 'a', corrections: {} };
+    await expect(ranking(index).after(criteria, position, 5, 'pit-9')).rejects.toBeInstanceOf(
+      LostPointInTime,
+    );
     index.fail = new errors.ConnectionError('connect ECONNREFUSED');
     const unavailable = await ranking(index)
       .page(criteria, 1, 5)

@@ -2,6 +2,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@app/shared/http/problem';
 import { SearchIndexService } from '@app/shared/search/search-index.service';
+import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
 import {
   buildSearchRequests,
   buildSuggestRequest,
@@ -17,7 +18,7 @@ import {
   type SearchRequests,
   type Slice,
 } from '@app/shared/search/search-query.builder';
-import type { CursorPosition } from './search-cursor';
+import { viewOf, type CursorPosition } from './search-cursor';
 import { TypoCorrections } from './typo-corrections';
 
 /** How long a cursor, and the point in time it reads, live after each page read through it. */
@@ -40,7 +41,16 @@ export interface Ranking {
   /** The facets asked for, over all matches. */
   facets?: Record<string, FacetCount[]>;
   /** Where the page after this one starts; absent on the last page. */
-  next?: Omit<CursorPosition, 'page'>;
+  next?: Omit<CursorPosition, 'page' | 'walk'>;
+  /** The point in time the page was read on, as the engine last named it. */
+  pit?: string;
+}
+
+/** The point in time a cursor page was to read is gone (closed, expired, or the engine restarted). */
+export class LostPointInTime extends Error {
+  constructor() {
+    super('the point in time is gone');
+  }
 }
 
 type Suggested = Parameters<typeof corrections>[0];
@@ -65,30 +75,40 @@ interface SearchResponses {
 
 /**
  * The page of a ranking asked for `limit + 1` hits, its count, and where the next page starts
- * when the extra hit says there is one (on `pit`, when the page was read on a point in time).
+ * when the extra hit says there is one (on `pit`, when the page was read on a point in time). A
+ * page that ends at the result window was asked for `limit` hits only (the engine refuses a hit
+ * beyond the window): the count says whether more follow (`cutAt`, the window's end).
  */
 function ranked(
   { rank, count }: SearchResponses,
   criteria: SearchCriteria,
   limit: number,
   corrections: Record<string, string>,
-  pit?: string,
+  { pit, cutAt }: { pit?: string; cutAt?: number } = {},
 ): Ranking {
   // With no hit, the filtered answer has no `hits` at all.
   const hits = rank.hits?.hits ?? [];
   const onPage = hits.slice(0, limit);
   const last = onPage.at(-1);
-  const total = count.hits?.total;
+  const counted = count.hits?.total;
+  const total = typeof counted === 'number' ? counted : (counted?.value ?? 0);
+  const relation = typeof counted === 'object' && counted.relation === 'gte' ? 'gte' : 'eq';
+  // Counted up to the window: `gte` means more matches than the window holds.
+  const more =
+    cutAt === undefined
+      ? hits.length > limit
+      : onPage.length === limit && (relation === 'gte' || total > cutAt);
   return {
     hits: onPage.map((hit) => ({ id: rankedId(hit, criteria.sort), score: hit._score ?? 0 })),
-    total: typeof total === 'number' ? total : (total?.value ?? 0),
-    relation: typeof total === 'object' && total.relation === 'gte' ? 'gte' : 'eq',
+    total,
+    relation,
     corrections,
     ...(criteria.facets?.length ? { facets: facetCounts(count, criteria.facets) } : {}),
-    ...(hits.length > limit && last
+    ...(pit ? { pit } : {}),
+    ...(more && last
       ? {
           next: {
-            ...(pit ? { pit } : {}),
+            ...(pit ? { view: viewOf(pit) } : {}),
             after: last.sort!,
             lastId: rankedId(last, criteria.sort),
             corrections,
@@ -112,7 +132,10 @@ export class SearchRanking {
   constructor(private readonly index: SearchIndexService) {}
 
   async page(criteria: SearchCriteria, page: number, limit: number): Promise<Ranking> {
-    const window: Slice = { kind: 'window', from: (page - 1) * limit, size: limit + 1 };
+    const from = (page - 1) * limit;
+    // The hit after the page tells whether another follows, unless the page ends at the window.
+    const cut = from + limit + 1 > MAX_RESULT_WINDOW;
+    const window: Slice = { kind: 'window', from, size: cut ? limit : limit + 1 };
     const requests = (searched: SearchCriteria) => buildSearchRequests(searched, window, this.index.alias);
     let fixes = this.typos.lookup(criteria.q);
     let response: SearchResponses;
@@ -129,7 +152,7 @@ export class SearchRanking {
       if (Object.keys(fixes).length > 0)
         response = await this.run(requests({ ...criteria, corrections: fixes }));
     }
-    return ranked(response, criteria, limit, fixes);
+    return ranked(response, criteria, limit, fixes, cut ? { cutAt: from + limit } : {});
   }
 
   /**
@@ -160,33 +183,46 @@ export class SearchRanking {
     }));
   }
 
-  /** The page after a cursor's position. */
-  async after(criteria: SearchCriteria, position: CursorPosition, limit: number): Promise<Ranking> {
+  /**
+   * The page after a cursor's position, read on the point in time `pit` (the walk's, see
+   * `CursorWalks`). A position read elsewhere (the live index of a page by number, or a point in
+   * time since replaced) is found again in it first: its score moved with every change since.
+   * `LostPointInTime` when the point in time is gone.
+   */
+  async after(
+    criteria: SearchCriteria,
+    position: Omit<CursorPosition, 'walk' | 'page'>,
+    limit: number,
+    pit: string,
+  ): Promise<Ranking> {
     const searched = { ...criteria, corrections: position.corrections };
-    let { pit, after } = position;
-    if (!pit) {
-      // The first page through the cursor: freeze the index from here on, and find the last hit
-      // shown again in that frozen view (its score moved with every change since).
-      pit = await this.unlessUnavailable(() => this.index.openPointInTime(CURSOR_KEEP_ALIVE));
-      if (criteria.sort === 'relevance')
-        after = (await this.relocate(searched, pit, position.lastId)) ?? after;
-    }
-    const slice: Slice = {
-      kind: 'after',
-      pit,
-      keepAlive: CURSOR_KEEP_ALIVE,
-      searchAfter: after,
-      size: limit + 1,
-    };
-    let response: SearchResponses;
     try {
-      response = await this.run(buildSearchRequests(searched, slice, this.index.alias));
+      let after = position.after;
+      if (criteria.sort === 'relevance' && position.view !== viewOf(pit))
+        after = (await this.relocate(searched, pit, position.lastId)) ?? after;
+      const slice: Slice = {
+        kind: 'after',
+        pit,
+        keepAlive: CURSOR_KEEP_ALIVE,
+        searchAfter: after,
+        size: limit + 1,
+      };
+      const response = await this.run(buildSearchRequests(searched, slice, this.index.alias));
+      return ranked(response, criteria, limit, position.corrections, { pit: response.rank.pit_id ?? pit });
     } catch (error) {
-      if (SearchIndexService.isLostPointInTime(error))
-        throw ProblemException.badRequest([{ name: 'cursor', reason: 'cursor has expired; search again' }]);
+      if (SearchIndexService.isLostPointInTime(error)) throw new LostPointInTime();
       throw error;
     }
-    return ranked(response, criteria, limit, position.corrections, response.rank.pit_id ?? pit);
+  }
+
+  /** A new point in time for a cursor walk: the index frozen as it is now. */
+  openPointInTime(): Promise<string> {
+    return this.unlessUnavailable(() => this.index.openPointInTime(CURSOR_KEEP_ALIVE));
+  }
+
+  /** Frees a walk's point in time at once (its last page was read). */
+  closePointInTime(pit: string): Promise<void> {
+    return this.index.closePointInTime(pit);
   }
 
   /** The complete-order position of `id` in the point in time, or undefined when it is gone from the index. */

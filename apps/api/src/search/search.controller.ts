@@ -1,5 +1,7 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import type { Actor } from '@app/shared/video/video-lifecycle';
+import { CurrentUser } from '../auth/current-user.decorator';
 import {
   searchQuerySchema,
   suggestQuerySchema,
@@ -15,8 +17,11 @@ export class SearchController {
   /** The service renders the JSON itself (see `search-page.renderer.ts`). */
   @Get('search')
   @Header('Content-Type', 'application/json; charset=utf-8')
-  search(@Query(new ZodValidationPipe(searchQuerySchema)) query: SearchQuery): Promise<Buffer> {
-    return this.searchService.search(query);
+  search(
+    @Query(new ZodValidationPipe(searchQuerySchema)) query: SearchQuery,
+    @CurrentUser() user: Actor,
+  ): Promise<Buffer> {
+    return this.searchService.search(query, user.sub);
   }
 
   @Get('suggest')

@@ -1,12 +1,33 @@
 import { Module } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG } from '@app/shared/config/config.module';
+import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
+import { REDIS_CLIENT } from '@app/shared/redis/redis';
+import { CursorWalks } from './cursor-walks';
+import { PointInTimeLeases } from './point-in-time-leases';
 import { SearchController } from './search.controller';
-import { SearchRanking } from './search-ranking';
+import { CURSOR_TTL_MS, SearchRanking } from './search-ranking';
 import { VideoSearchService } from './video-search.service';
 
 @Module({
   imports: [MetricsModule],
   controllers: [SearchController],
-  providers: [SearchRanking, VideoSearchService],
+  providers: [
+    SearchRanking,
+    VideoSearchService,
+    {
+      provide: CursorWalks,
+      inject: [SearchRanking, REDIS_CLIENT, APP_CONFIG],
+      useFactory: (ranking: SearchRanking, redis: Redis, config: AppConfig) =>
+        new CursorWalks(
+          ranking,
+          new PointInTimeLeases(redis, CURSOR_TTL_MS, {
+            all: config.SEARCH_PIT_MAX_OPEN,
+            perCaller: config.SEARCH_PIT_MAX_PER_CALLER,
+          }),
+        ),
+    },
+  ],
 })
 export class SearchModule {}

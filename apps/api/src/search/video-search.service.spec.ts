@@ -4,6 +4,8 @@ import type { MetricsService } from '@app/shared/metrics/metrics.service';
 import type { JobQueues } from '@app/shared/queue/job-queues.service';
 import type { SearchCriteria } from '@app/shared/search/search-query.builder';
 import type { VideoRepository, VideoSummary } from '@app/shared/video/video.repository';
+import type { CursorWalks } from './cursor-walks';
+import { callerId } from './point-in-time-leases';
 import type { CursorPosition } from './search-cursor';
 import type { Ranking, SearchRanking } from './search-ranking';
 import type { SearchQuery } from './search-query.schema';
@@ -21,18 +23,27 @@ const summary = (id: string, version = 1): VideoSummary => ({
   version,
 });
 
-/** A ranking that answers what a test set, and records how it was asked. */
+/**
+ * A ranking (pages by number) and cursor walks (pages after a position) that answer what a test
+ * set, and record how they were asked.
+ */
 class FakeRanking {
   answer: Ranking = { hits: [], total: 0, relation: 'eq', corrections: {} };
-  readonly calls: { kind: 'page' | 'after'; criteria: SearchCriteria; at: number | CursorPosition }[] = [];
+  readonly calls: {
+    kind: 'page' | 'after';
+    criteria: SearchCriteria;
+    at: number | CursorPosition;
+    caller?: string;
+  }[] = [];
 
   page(criteria: SearchCriteria, page: number): Promise<Ranking> {
     this.calls.push({ kind: 'page', criteria, at: page });
     return Promise.resolve(this.answer);
   }
 
-  after(criteria: SearchCriteria, position: CursorPosition): Promise<Ranking> {
-    this.calls.push({ kind: 'after', criteria, at: position });
+  /** `CursorWalks.page`. */
+  walk(criteria: SearchCriteria, position: CursorPosition, _limit: number, caller: string): Promise<Ranking> {
+    this.calls.push({ kind: 'after', criteria, at: position, caller });
     return Promise.resolve(this.answer);
   }
 }
@@ -80,6 +91,7 @@ describe('VideoSearchService', () => {
     };
     service = new VideoSearchService(
       ranking as unknown as SearchRanking,
+      { page: ranking.walk.bind(ranking) } as unknown as CursorWalks,
       videos as unknown as VideoRepository,
       queues as unknown as JobQueues,
       { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
@@ -87,8 +99,8 @@ describe('VideoSearchService', () => {
     );
   });
 
-  const body = async (q: SearchQuery) =>
-    JSON.parse((await service.search(q)).toString()) as {
+  const body = async (q: SearchQuery, sub = 'reader') =>
+    JSON.parse((await service.search(q, sub)).toString()) as {
       items: { id: string; score: number }[];
       page: number;
       total: number;
@@ -135,18 +147,39 @@ describe('VideoSearchService', () => {
     const second = await body(query({ cursor: first.nextCursor }));
     expect(second.page).toBe(2);
     expect(second.nextCursor).toBeUndefined();
-    expect(ranking.calls[1]).toMatchObject({ kind: 'after', at: { lastId: 'v2', page: 2 } });
+    expect(ranking.calls[1]).toMatchObject({
+      kind: 'after',
+      at: { lastId: 'v2', page: 2, walk: expect.any(String) as unknown },
+      caller: callerId('reader'),
+    });
 
-    await expect(service.search(query({ q: 'other', cursor: first.nextCursor }))).rejects.toMatchObject({
+    // A cursor's next cursor goes on with the same walk; a page by number starts another.
+    ranking.answer = { ...ranking.answer, next: { after: [1, 0, 'v3'], lastId: 'v3', corrections: {} } };
+    await body(query({ cursor: (await body(query({ cursor: first.nextCursor }))).nextCursor }));
+    await body(query({ cursor: (await body(query())).nextCursor }));
+    const walks = ranking.calls
+      .filter((call) => call.kind === 'after')
+      .map((call) => (call.at as CursorPosition).walk);
+    expect(walks.slice(0, 3)).toEqual([walks[0], walks[0], walks[0]]);
+    expect(walks[3]).not.toBe(walks[0]);
+
+    const calls = ranking.calls.length;
+    await expect(
+      service.search(query({ q: 'other', cursor: first.nextCursor }), 'reader'),
+    ).rejects.toMatchObject({
+      status: 400,
+    });
+    // Another caller's cursor is refused too: it could keep alive or close the walk's point in time.
+    await expect(service.search(query({ cursor: first.nextCursor }), 'intruder')).rejects.toMatchObject({
       status: 400,
     });
     // A refused cursor never reaches the index.
-    expect(ranking.calls).toHaveLength(2);
+    expect(ranking.calls).toHaveLength(calls);
   });
 
   it('passes the filters and the sort on to the ranking', async () => {
     const from = parseDateBound('2024-01-01T00:00:00Z', 'from')!;
-    await service.search(query({ authorId: 'a1', dateFrom: from, sort: 'oldest', page: 3 }));
+    await service.search(query({ authorId: 'a1', dateFrom: from, sort: 'oldest', page: 3 }), 'reader');
     expect(ranking.calls[0]).toMatchObject({
       kind: 'page',
       at: 3,

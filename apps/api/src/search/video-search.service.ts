@@ -6,7 +6,9 @@ import { JobQueues } from '@app/shared/queue/job-queues.service';
 import type { SearchCriteria } from '@app/shared/search/search-query.builder';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import type { SearchQuery, SuggestQuery } from './search-query.schema';
-import { fingerprint, SearchCursors } from './search-cursor';
+import { CursorWalks } from './cursor-walks';
+import { callerId } from './point-in-time-leases';
+import { fingerprint, newWalk, SearchCursors } from './search-cursor';
 import { Highlighter, type Highlights } from './search-highlighter';
 import { ItemHeadCache, renderSearchPage, type ItemHead, type RenderedItem } from './search-page.renderer';
 import { CURSOR_TTL_MS, SearchRanking, type Ranking } from './search-ranking';
@@ -18,6 +20,7 @@ export class VideoSearchService {
 
   constructor(
     private readonly ranking: SearchRanking,
+    private readonly walks: CursorWalks,
     private readonly videos: VideoRepository,
     private readonly queues: JobQueues,
     private readonly metrics: MetricsService,
@@ -33,9 +36,9 @@ export class VideoSearchService {
   /**
    * Ranks in Elasticsearch, then answers from MySQL: every hit is checked against the rows in one
    * query, so a video that is not active never shows even while the index lags. Returns the
-   * answer's JSON (docs/contract.md §7, §7.1).
+   * answer's JSON (docs/contract.md §7, §7.1). `sub` is the caller's: its cursors are its own.
    */
-  async search(query: SearchQuery): Promise<Buffer> {
+  async search(query: SearchQuery, sub: string): Promise<Buffer> {
     const criteria: SearchCriteria = {
       q: query.q,
       authorId: query.authorId,
@@ -45,11 +48,13 @@ export class VideoSearchService {
       ...(query.facets ? { facets: query.facets } : {}),
     };
     const search = fingerprint(criteria);
+    const caller = callerId(sub);
     // A bad cursor is the caller's error, found before the index is asked anything.
-    const position = query.cursor !== undefined ? this.cursors.decode(query.cursor, search) : undefined;
+    const position =
+      query.cursor !== undefined ? this.cursors.decode(query.cursor, search, caller) : undefined;
     const page = position?.page ?? query.page ?? 1;
     const ranking: Ranking = position
-      ? await this.ranking.after(criteria, position, query.limit)
+      ? await this.walks.page(criteria, position, query.limit, caller)
       : await this.ranking.page(criteria, page, query.limit);
 
     const ids = ranking.hits.map((hit) => hit.id);
@@ -68,7 +73,14 @@ export class VideoSearchService {
     // The hits of this page that MySQL dropped are not counted either (those of other pages are,
     // until the index catches up: counting them would mean checking every match).
     const total = Math.max(0, ranking.total - (ranking.hits.length - items.length));
-    const nextCursor = ranking.next && this.cursors.encode(search, { ...ranking.next, page: page + 1 });
+    // A page by number starts a walk; a cursor's page goes on with its own.
+    const nextCursor =
+      ranking.next &&
+      this.cursors.encode(search, caller, {
+        ...ranking.next,
+        walk: position?.walk ?? newWalk(),
+        page: page + 1,
+      });
     return renderSearchPage(items, {
       page,
       limit: query.limit,

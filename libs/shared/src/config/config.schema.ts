@@ -138,6 +138,14 @@ export const configSchema = z
     /** Requests each caller may make per window; 0 turns rate limiting off. */
     RATE_LIMIT_POINTS: int(0, 10_000_000).default(600),
     RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
+    /**
+     * Points in time that cursor walks may hold open at once, all callers together and per caller
+     * (the token's subject), counted in Redis across API processes (docs/contract.md §7). Each
+     * holds one search context per shard it reads; Elasticsearch 9.5 bounds scrolls
+     * (`search.max_open_scroll_context`, 500), not points in time: these are their only bound.
+     */
+    SEARCH_PIT_MAX_OPEN: int(1, 100_000).default(400),
+    SEARCH_PIT_MAX_PER_CALLER: int(1, 100_000).default(10),
     /** Memory each API process may spend on rendered search items (see docs/architecture.md); 0 turns it off. */
     SEARCH_ITEM_CACHE_MB: int(0, 4_096).default(32),
     /** The longest the API spends on one request before answering 503 / dropping it. */

@@ -74,6 +74,16 @@ const DRAINING = 'this instance is shutting down';
 
 function withCommonAnswers(route: RouteDoc): Record<number, RouteResponse> {
   const responses = { ...route.responses, ...(route.security === 'bearer' ? BEARER_ERRORS : {}) };
+  // A route's own 429 (a ceiling of its own) is listed beside the rate limit's.
+  const own429 = route.responses[429];
+  if (own429 && responses[429] !== own429) {
+    responses[429] = {
+      ...own429,
+      description: `${responses[429]!.description}; or ${own429.description}`,
+      problem: true,
+      headers: { ...RETRY_AFTER, ...own429.headers },
+    };
+  }
   const own = responses[503];
   responses[503] = {
     ...own,

@@ -445,9 +445,14 @@ export class SearchIndexService {
     }
   }
 
-  /** Opens a point in time on the alias: a frozen view that cursor pages read (see `VideoSearchService`). */
+  /** Opens a point in time on the alias: a frozen view that cursor pages read (see `CursorWalks`). */
   async openPointInTime(keepAlive: string): Promise<string> {
     return (await this.client.openPointInTime({ index: this.alias, keep_alive: keepAlive })).id;
+  }
+
+  /** Frees a point in time's search contexts now, rather than when its keep-alive ends; one already gone is closed. */
+  async closePointInTime(id: string): Promise<void> {
+    await this.client.closePointInTime({ id }, { ignore: [404] });
   }
 
   /** A video's document as the index holds it, or null. */

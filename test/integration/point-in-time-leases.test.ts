@@ -1,0 +1,116 @@
+import { createRedisClient } from '@app/shared/redis/redis';
+import { ProblemException } from '@app/shared/http/problem';
+import type { Redis } from 'ioredis';
+import { PointInTimeLeases, REAPER_MARGIN_MS } from '../../apps/api/src/search/point-in-time-leases';
+import { freePort } from '../support/processes';
+import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+
+const KEEP_ALIVE_MS = 300_000;
+
+/** The 429 problem `call` answered, or undefined when it succeeded. */
+async function refusal(call: Promise<unknown>): Promise<ProblemException | undefined> {
+  try {
+    await call;
+    return undefined;
+  } catch (error) {
+    if (error instanceof ProblemException) return error;
+    throw error;
+  }
+}
+
+/** The ceilings on points in time (docs/contract.md §7) against a real Redis: the Lua scripts as they run. */
+describe('PointInTimeLeases', () => {
+  let redis: OwnRedis;
+  let client: Redis;
+  let now: number;
+  const leases = (all: number, perCaller: number) =>
+    new PointInTimeLeases(client, KEEP_ALIVE_MS, { all, perCaller }, () => now);
+
+  beforeAll(async () => {
+    redis = await startOwnRedis();
+    client = createRedisClient(redis.url);
+  }, 30_000);
+
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.stop();
+  }, 30_000);
+
+  beforeEach(async () => {
+    now = 1_000_000_000;
+    await redis.flushAll();
+  });
+
+  it('gives one walk one point in time, however often it is asked for, and counts it once', async () => {
+    const pits = leases(1, 1);
+    expect(await pits.acquire('w1', 'c1')).toEqual({ open: true });
+    await pits.register('w1', 'c1', 'pit-1');
+    for (let i = 0; i < 20; i += 1) expect(await pits.acquire('w1', 'c1')).toEqual({ pit: 'pit-1' });
+    expect(await client.zcard('{search-pit}:all')).toBe(1);
+  });
+
+  it('refuses a walk past the per-caller ceiling and past the overall one, with Retry-After, never a held walk', async () => {
+    const pits = leases(3, 2);
+    for (const walk of ['a1', 'a2']) {
+      await pits.acquire(walk, 'alice');
+      await pits.register(walk, 'alice', `pit-${walk}`);
+    }
+    now += 10_000;
+    const own = await refusal(pits.acquire('a3', 'alice'));
+    expect(own?.getStatus()).toBe(429);
+    expect(own?.body.detail).toMatch(/this caller already holds 2 cursor walks/i);
+    // The first slot lapses keep-alive + reaper margin after its last page, 10 s ago.
+    expect(Number(own?.headers['Retry-After'])).toBe((KEEP_ALIVE_MS + REAPER_MARGIN_MS - 10_000) / 1_000);
+    await pits.acquire('b1', 'bob');
+    const all = await refusal(pits.acquire('b2', 'bob'));
+    expect(all?.getStatus()).toBe(429);
+    expect(all?.body.detail).toMatch(/as many cursor walks as it allows/);
+    // A walk already held goes on whatever the ceilings.
+    expect(await pits.acquire('a1', 'alice')).toEqual({ pit: 'pit-a1' });
+  });
+
+  it('frees a slot at release, but not for a point in time the walk no longer reads', async () => {
+    const pits = leases(1, 1);
+    await pits.acquire('w1', 'c1');
+    await pits.register('w1', 'c1', 'pit-2');
+    await pits.release('w1', 'c1', 'pit-1');
+    expect(await refusal(pits.acquire('w2', 'c1'))).toBeDefined();
+    await pits.release('w1', 'c1', 'pit-2');
+    expect(await pits.acquire('w2', 'c1')).toEqual({ open: true });
+    await pits.abandon('w2', 'c1');
+    expect(await client.zcard('{search-pit}:all')).toBe(0);
+  });
+
+  it('lets slots lapse on their own, and every key expires in Redis too (a crashed API leaks nothing)', async () => {
+    const pits = leases(1, 1);
+    await pits.acquire('w1', 'c1');
+    await pits.register('w1', 'c1', 'pit-1');
+    for (const key of await client.keys('{search-pit}:*')) {
+      const ttl = await client.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(KEEP_ALIVE_MS + REAPER_MARGIN_MS);
+    }
+    now += KEEP_ALIVE_MS + REAPER_MARGIN_MS - 1;
+    expect(await refusal(pits.acquire('w2', 'c1'))).toBeDefined();
+    now += 2;
+    expect(await pits.acquire('w2', 'c1')).toEqual({ open: true });
+  });
+
+  it('makes a request wait while another opens the same walk, then hands it that point in time', async () => {
+    const pits = leases(5, 5);
+    await pits.acquire('w1', 'c1');
+    const waiting = pits.acquire('w1', 'c1');
+    await pits.register('w1', 'c1', 'pit-1');
+    expect(await waiting).toEqual({ pit: 'pit-1' });
+  });
+
+  it('answers 503 while Redis is away', async () => {
+    const away = createRedisClient(`redis://127.0.0.1:${await freePort()}`);
+    try {
+      const pits = new PointInTimeLeases(away, KEEP_ALIVE_MS, { all: 1, perCaller: 1 });
+      expect((await refusal(pits.acquire('w1', 'c1')))?.getStatus()).toBe(503);
+    } finally {
+      away.disconnect();
+    }
+  });
+});
