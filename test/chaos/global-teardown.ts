@@ -13,6 +13,7 @@ const ORDER = [
   'soak',
   'webhook receiver outage',
   'erasure storm',
+  'trash operation storm',
   'MySQL restored from an earlier backup',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');
