@@ -93,8 +93,8 @@ describe('trash operations: 202 from restoreTrash and emptyTrash, GET /api/trash
       body: { operationId, videos: 45, state: 'running' },
     });
     expect(await operationRows(AUTHOR)).toBe(1);
-    // Deleted after the request: not part of it.
-    const [later] = await seedTrash(context, AUTHOR, 1, new Date(Date.now() + 60_000));
+    // Deleted after the request (50 ms from now): not part of it.
+    const [later] = await seedTrash(context, AUTHOR, 1, new Date(Date.now() + 1_050));
 
     // The owner and an admin may follow it, nobody else; the id is read in any letter case.
     expect((await read(operationId, stranger)).status).toBe(403);

@@ -201,6 +201,7 @@ export async function trashStorm(options: TrashStormOptions): Promise<ScenarioRe
     if (untouched.soft_deleted !== bystanders.length)
       violations.push(`bystander: ${JSON.stringify(untouched)}`);
     if (killedAt.length === 0) violations.push('no kill landed while the operation ran');
+    if (intermediate === 0) violations.push('no read saw progress mid-way');
     if (askMs > 2_000) violations.push(`the request took ${Math.round(askMs)} ms`);
 
     const purged = options.waitForPurges
