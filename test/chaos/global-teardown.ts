@@ -13,6 +13,7 @@ const ORDER = [
   'soak',
   'webhook receiver outage',
   'erasure storm',
+  'trash operation storm',
   'MySQL restored from an earlier backup',
   'Elasticsearch node lost (two nodes, one replica)',
   'cursor storm',

@@ -460,4 +460,4 @@ describe('every route at its documented boundaries (fast-check)', () => {
 });
 
 /** What restoring or emptying a trash answers (§10.1). */
-const TRASH_ACCEPTED = 200;
+const TRASH_ACCEPTED = 202;

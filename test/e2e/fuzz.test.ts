@@ -99,6 +99,10 @@ const route = fc.oneof(
     path: authorId.map((v) => `/api/authors/${encodeURIComponent(v)}/videos`),
   }),
   fc.record({ method: fc.constant('GET'), path: id.map((v) => `/api/erasures/${encodeURIComponent(v)}`) }),
+  fc.record({
+    method: fc.constant('GET'),
+    path: id.map((v) => `/api/trash-operations/${encodeURIComponent(v)}`),
+  }),
 );
 const auth = fc.oneof(
   fc.constantFrom(...users).map((t) => `Bearer ${t}`),

@@ -127,7 +127,7 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
     expect(await found()).toEqual([videoId]);
   }, 30_000);
 
-  it('lists the trash, reads a deletion receipt, and counts an erasure in a dry run', async () => {
+  it('lists the trash, follows a trash operation, reads a deletion receipt, and counts an erasure in a dry run', async () => {
     const deleted = await api.deleteVideo(videoId, { retentionDays: '3' }, author);
     expect(deleted.status).toBe(200);
     const trash = await api.listTrash({ limit: '10' }, author);
@@ -146,6 +146,19 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
     expect(dryRun).toMatchObject({ status: 200, data: { videos: 1, dryRun: true } });
     expectProblem(await api.eraseAuthorVideos('client-author', { dryRun: 'true' }, stranger), 403);
     expectProblem(await api.listTrash({ limit: '101' }, author), 400);
+    // No worker runs here: the operation is accepted and stays running, and an empty answers it.
+    const restoring = await api.restoreTrash({}, author);
+    expect(restoring).toMatchObject({ status: 202, data: { videos: 1, state: 'running' } });
+    const operationId = restoring.data!.operationId;
+    expect(await api.emptyTrash({}, author)).toMatchObject({ status: 202, data: { operationId } });
+    expect(await api.getTrashOperation(operationId, author)).toMatchObject({
+      status: 200,
+      data: { operationId, authorId: 'client-author', kind: 'restore', total: 1, done: 0, completedAt: null },
+    });
+    expectProblem(await api.getTrashOperation(operationId, stranger), 403);
+    expectProblem(await api.getTrashOperation('not-an-operation', author), 400);
+    expectProblem(await api.getTrashOperation('00000000-0000-4000-8000-000000000000', author), 404);
+    expectProblem(await api.restoreTrash({ authorId: 'client-author' }, stranger), 403);
     expect((await api.restoreVideo(videoId, author)).status).toBe(200);
     expectProblem(await api.getVideoDeletion(videoId, author), 404);
   }, 30_000);

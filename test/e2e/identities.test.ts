@@ -1,6 +1,7 @@
 import { seedVideos } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
+import type { TrashOperationAccepted } from '../support/trash-operations';
 
 /**
  * Identities are opaque byte strings (docs/contract.md §2): a caller whose `sub` only looks like an
@@ -113,17 +114,43 @@ describe('look-alike identities never see or change another author\u2019s data (
 
   it('the trash: a look-alike lists, restores and empties only its own (empty) trash', async () => {
     const before = await states();
+    const alikeOperations = new Map<string, string>();
     for (const { alike } of LOOK_ALIKES) {
       const listed = await call<Page<{ id: string }>>('GET', api('/api/videos/trash'), token(alike));
       expect([alike, listed.status, listed.body.items]).toEqual([alike, 200, []]);
-      const restored = await call<Record<string, number>>(
+      const restored = await call<TrashOperationAccepted>(
         'POST',
         api('/api/videos/trash/restore'),
         token(alike),
       );
-      const emptied = await call<Record<string, number>>('DELETE', api('/api/videos/trash'), token(alike));
-      expect(restored.status).toBeLessThan(300);
-      expect(emptied.status).toBeLessThan(300);
+      const emptied = await call<TrashOperationAccepted>('DELETE', api('/api/videos/trash'), token(alike));
+      // No worker runs: the look-alike's restore stays running, and its empty answers that one.
+      expect([alike, restored.status, restored.body.videos]).toEqual([alike, 202, 0]);
+      expect([alike, emptied.status, emptied.body.operationId]).toEqual([
+        alike,
+        202,
+        restored.body.operationId,
+      ]);
+      alikeOperations.set(alike, restored.body.operationId);
+    }
+    expect(new Set(alikeOperations.values()).size).toBe(LOOK_ALIKES.length);
+    // Each owner's trash is its own operation, counting its own video only; a look-alike's is not the owner's to read.
+    for (const [owner] of videos) {
+      const asked = await call<TrashOperationAccepted>(
+        'POST',
+        api('/api/videos/trash/restore'),
+        token(owner),
+      );
+      expect([owner, asked.status, asked.body.videos]).toEqual([owner, 202, 1]);
+      expect([...alikeOperations.values()]).not.toContain(asked.body.operationId);
+      for (const { alike } of LOOK_ALIKES.filter((pair) => pair.owner === owner)) {
+        const read = await call(
+          'GET',
+          api(`/api/trash-operations/${alikeOperations.get(alike)!}`),
+          token(owner),
+        );
+        expect([alike, read.status]).toEqual([alike, 403]);
+      }
     }
     expect(await states()).toEqual(before);
     // An admin asking for a look-alike's trash gets that (empty) trash, not the owner's.
@@ -140,7 +167,7 @@ describe('look-alike identities never see or change another author\u2019s data (
       const listed = await call<Page<{ id: string }>>('GET', api('/api/videos/trash'), token(owner));
       expect(listed.body.items.map((item) => item.id)).toEqual([trashed]);
     }
-  });
+  }, 60_000);
 
   it('erasure: a look-alike may not erase the owner, and its own erasure is its own', async () => {
     const admin = token('identity-admin', ['admin']);

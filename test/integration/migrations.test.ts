@@ -51,6 +51,10 @@ describe('migrations', () => {
         // An author's trash in deletion order, and one unfinished erasure per author.
         'videos.idx_videos_author_state_deleted_at.deleted_at',
         'erasures.uq_erasures_active_author.active_author',
+        // One running trash operation per author; the sweep's running and expired ones.
+        'trash_operations.uq_trash_operations_active_author.active_author',
+        'trash_operations.idx_trash_operations_state.state',
+        'trash_operations.idx_trash_operations_state.completed_at',
         // What a search checks of each hit, read without the row.
         'videos.idx_videos_id_state_version.id',
         'videos.idx_videos_id_state_version.state',
@@ -75,6 +79,7 @@ describe('migrations', () => {
       'deletion_audit.video_id=ascii_bin',
       'erasures.id=ascii_bin',
       'outbox_events.id=ascii_bin',
+      'trash_operations.id=ascii_bin',
       'videos.id=ascii_bin',
     ]);
   });
@@ -94,6 +99,9 @@ describe('migrations', () => {
       'erasures.author_id',
       'erasures.requested_by',
       'outbox_events.author_id',
+      'trash_operations.active_author',
+      'trash_operations.author_id',
+      'trash_operations.requested_by',
       'videos.author_id',
       'videos.deletion_requested_by',
     ]);

@@ -78,9 +78,22 @@ describe('OpenAPI document', () => {
       'get /api/videos/search': 'listVideoSearch',
       'delete /api/videos/{id}': 'deleteVideo',
       'post /api/videos/{id}/restore': 'restoreVideo',
+      'post /api/videos/trash/restore': 'restoreTrash',
+      'delete /api/videos/trash': 'emptyTrash',
+      'get /api/trash-operations/{operationId}': 'getTrashOperation',
       'get /health/live': 'getLiveness',
       'get /health/ready': 'getReadiness',
     });
+    // The trash operations answer 202 at once (docs/contract.md §10.1), no longer 200 when done.
+    for (const { path, method, operation } of operations().filter(
+      (o) =>
+        o.path.startsWith('/api/videos/trash/') || (o.path === '/api/videos/trash' && o.method === 'delete'),
+    )) {
+      expect([`${method} ${path}`, Object.keys(operation.responses)]).toEqual([
+        `${method} ${path}`,
+        ['202', '400', '401', '403', '429', '503'],
+      ]);
+    }
     // Served on the metrics port only, not by this API (docs/contract.md §9).
     expect(document.paths).not.toHaveProperty('/metrics');
     for (const id of Object.values(ids)) expect(id).toMatch(/^[a-z]+[A-Za-z]*$/);

@@ -13,22 +13,27 @@ export interface ErasureBody {
   completedAt: string | null;
 }
 
+/** What a durable operation's progress reads like (an erasure, a trash operation). */
+export interface Progress {
+  total: number;
+  done: number;
+  state: string;
+}
+
 /**
- * Follows an erasure through the API until it completes, checking on every read that its progress
- * only moves forward and never passes its total. Returns the completed erasure and every read.
+ * Follows a durable operation through the API (`url`, its GET) until it completes, checking on
+ * every read that its progress only moves forward and never passes its total. Returns the
+ * completed operation and every read.
  */
-export async function followErasure(
-  api: string,
-  erasureId: string,
+export async function followProgress<T extends Progress>(
+  url: string,
   bearer: string,
   { timeoutMs, intervalMs = 200 }: { timeoutMs: number; intervalMs?: number },
-): Promise<{ final: ErasureBody; seen: ErasureBody[] }> {
-  const seen: ErasureBody[] = [];
+): Promise<{ final: T; seen: T[] }> {
+  const seen: T[] = [];
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const answer = await call<ErasureBody>('GET', `${api}/api/erasures/${erasureId}`, bearer).catch(
-      () => undefined,
-    );
+    const answer = await call<T>('GET', url, bearer).catch(() => undefined);
     if (answer?.status === 200) {
       const last = seen.at(-1);
       if (last && answer.body.done < last.done)
@@ -39,12 +44,20 @@ export async function followErasure(
       if (answer.body.state === 'completed') return { final: answer.body, seen };
     }
     if (Date.now() > deadline) {
-      throw new Error(
-        `erasure ${erasureId} not completed within ${timeoutMs} ms: ${JSON.stringify(seen.at(-1))}`,
-      );
+      throw new Error(`${url} not completed within ${timeoutMs} ms: ${JSON.stringify(seen.at(-1))}`);
     }
     await new Promise((done) => setTimeout(done, intervalMs));
   }
+}
+
+/** Follows an erasure until it completes (see followProgress). */
+export function followErasure(
+  api: string,
+  erasureId: string,
+  bearer: string,
+  options: { timeoutMs: number; intervalMs?: number },
+): Promise<{ final: ErasureBody; seen: ErasureBody[] }> {
+  return followProgress<ErasureBody>(`${api}/api/erasures/${erasureId}`, bearer, options);
 }
 
 /**

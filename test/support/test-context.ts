@@ -34,6 +34,7 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
     },
     async reset() {
       await context.dataSource.query('DELETE FROM erasures');
+      await context.dataSource.query('DELETE FROM trash_operations');
       await context.dataSource.query('DELETE FROM webhook_deliveries');
       await context.dataSource.query('DELETE FROM outbox_events');
       await context.dataSource.query('DELETE FROM deletion_audit');

@@ -17,11 +17,12 @@ import {
   suggestQuerySchema,
 } from './search/search-query.schema';
 import {
-  trashEmptiedSchema,
+  trashOperationAcceptedSchema,
+  trashOperationIdParamsSchema,
+  trashOperationSchema,
   trashOwnerQuerySchema,
   trashPageSchema,
   trashQuerySchema,
-  trashRestoredSchema,
 } from './video/trash.schema';
 import {
   deleteQuerySchema,
@@ -160,12 +161,17 @@ export const API_ROUTES: RouteDoc[] = [
     tag: 'trash',
     summary: 'Restore every video in the trash',
     description:
-      'Every video in the trash when asked becomes active and searchable again, its purge cancelled; ' +
-      'worked in batches of short transactions (docs/contract.md §10.1).',
+      'Every video in the trash when asked becomes active and searchable again, its purge cancelled. Answers ' +
+      '202 at once; the worker moves the videos in batches, through restarts and Redis loss. While a trash ' +
+      'operation of the same trash runs (a restore or an empty), asking again answers that one ' +
+      '(docs/contract.md §10.1).',
     security: 'bearer',
     query: trashOwnerQuerySchema,
     responses: {
-      200: { description: 'how many were restored', json: json('TrashRestored', trashRestoredSchema) },
+      202: {
+        description: 'the operation, new or already running; follow it with getTrashOperation',
+        json: json('TrashOperationAccepted', trashOperationAcceptedSchema),
+      },
       400: problem('invalid authorId'),
       403: problem("another author's trash, and not an admin"),
       503: unavailable('The database'),
@@ -179,14 +185,39 @@ export const API_ROUTES: RouteDoc[] = [
     summary: 'Empty the trash',
     description:
       'Permanently deletes every video in the trash when asked, as `DELETE /api/videos/{id}?permanent=true` ' +
-      'would: each is hidden at once and the worker removes its media, index document and row ' +
+      'would: the worker starts each deletion in batches (each video hidden, then its media, index document ' +
+      'and row removed by its deletion job). Answers 202 at once; survives restarts and Redis loss. While a ' +
+      'trash operation of the same trash runs (a restore or an empty), asking again answers that one ' +
       '(docs/contract.md §10.1).',
     security: 'bearer',
     query: trashOwnerQuerySchema,
     responses: {
-      200: { description: 'how many deletions started', json: json('TrashEmptied', trashEmptiedSchema) },
+      202: {
+        description: 'the operation, new or already running; follow it with getTrashOperation',
+        json: json('TrashOperationAccepted', trashOperationAcceptedSchema),
+      },
       400: problem('invalid authorId'),
       403: problem("another author's trash, and not an admin"),
+      503: unavailable('The database'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/trash-operations/:operationId',
+    operationId: 'getTrashOperation',
+    tag: 'trash',
+    summary: 'Follow a trash operation',
+    description:
+      'Its kind, progress (`done` of `total`, exact: committed with each batch), state and completion time. ' +
+      'The trash owner or an admin only; kept `TRASH_OPERATION_RETENTION_DAYS` after its completion ' +
+      '(docs/contract.md §10.1).',
+    security: 'bearer',
+    params: trashOperationIdParamsSchema,
+    responses: {
+      200: { description: 'the operation', json: json('TrashOperation', trashOperationSchema) },
+      400: problem('invalid operationId'),
+      403: problem('not the trash owner and not an admin'),
+      404: problem('no such trash operation (or past its retention)'),
       503: unavailable('The database'),
     },
   },

@@ -18,6 +18,8 @@ import { OrphanSweepHandler } from './sweeps/orphan-sweep.handler';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
 import { ErasureSweepHandler } from './sweeps/erasure-sweep.handler';
 import { OutboxPruneHandler } from './sweeps/outbox-prune.handler';
+import { TrashSweepHandler } from './sweeps/trash-sweep.handler';
+import { TrashOperationHandler } from './trash/trash-operation.handler';
 import { DeliverWebhookHandler } from './webhooks/deliver-webhook.handler';
 import { WebhookSweepHandler } from './webhooks/webhook-sweep.handler';
 
@@ -33,6 +35,8 @@ const HANDLERS = [
   DeliverWebhookHandler,
   WebhookSweepHandler,
   OutboxPruneHandler,
+  TrashOperationHandler,
+  TrashSweepHandler,
 ];
 
 @Module({

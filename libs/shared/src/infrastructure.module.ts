@@ -30,6 +30,9 @@ import { TrashService } from './video/trash.service';
 import { ErasureRepository } from './erasure/erasure.repository';
 import { ErasureService } from './erasure/erasure.service';
 import { ErasureWorkService } from './erasure/erasure-work.service';
+import { TrashOperationRepository } from './trash/trash-operation.repository';
+import { TrashOperationService } from './trash/trash-operation.service';
+import { TrashOperationWorkService } from './trash/trash-operation-work.service';
 import { VideoBatchCommands } from './video/video-batch-commands.service';
 import { VideoBatchRepository } from './video/video-batch.repository';
 
@@ -47,6 +50,9 @@ const SERVICES = [
   ErasureRepository,
   ErasureService,
   ErasureWorkService,
+  TrashOperationRepository,
+  TrashOperationService,
+  TrashOperationWorkService,
   OutboxRepository,
   OutboxService,
   OutboxRetentionRepository,

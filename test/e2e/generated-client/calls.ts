@@ -41,6 +41,17 @@ export function videoApiCalls(baseUrl: string): VideoApiCalls {
       ),
     listTrash: async (query, token) =>
       answer(await client.GET('/api/videos/trash', { params: { query }, headers: auth(token) })),
+    restoreTrash: async (query, token) =>
+      answer(await client.POST('/api/videos/trash/restore', { params: { query }, headers: auth(token) })),
+    emptyTrash: async (query, token) =>
+      answer(await client.DELETE('/api/videos/trash', { params: { query }, headers: auth(token) })),
+    getTrashOperation: async (operationId, token) =>
+      answer(
+        await client.GET('/api/trash-operations/{operationId}', {
+          params: { path: { operationId } },
+          headers: auth(token),
+        }),
+      ),
     getVideoDeletion: async (id, token) =>
       answer(
         await client.GET('/api/videos/{id}/deletion', { params: { path: { id } }, headers: auth(token) }),

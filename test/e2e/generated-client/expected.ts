@@ -73,6 +73,24 @@ export type ErasureAnswer =
   | { videos: number; dryRun: true }
   | { erasureId: string; videos: number; state: 'running' | 'purging' | 'completed' };
 
+/** `restoreTrash`, `emptyTrash`: the trash operation, new or already running (202). */
+export interface TrashOperationAccepted {
+  operationId: string;
+  videos: number;
+  state: 'running' | 'completed';
+}
+
+export interface TrashOperation {
+  operationId: string;
+  authorId: string;
+  kind: 'restore' | 'empty';
+  total: number;
+  done: number;
+  state: 'running' | 'completed';
+  startedAt: string;
+  completedAt: string | null;
+}
+
 export interface Readiness {
   status: 'ok' | 'error';
   details: Record<string, { status: 'up' | 'down' }>;
@@ -109,6 +127,9 @@ export interface VideoApiCalls {
     query: { page?: string; limit?: string; authorId?: string },
     token?: string,
   ): Promise<Answer<TrashPage>>;
+  restoreTrash(query: { authorId?: string }, token?: string): Promise<Answer<TrashOperationAccepted>>;
+  emptyTrash(query: { authorId?: string }, token?: string): Promise<Answer<TrashOperationAccepted>>;
+  getTrashOperation(operationId: string, token?: string): Promise<Answer<TrashOperation>>;
   getVideoDeletion(id: string, token?: string): Promise<Answer<DeletionReceipt>>;
   eraseAuthorVideos(
     authorId: string,

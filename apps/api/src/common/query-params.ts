@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
 
 /**
@@ -25,6 +26,13 @@ export const charactersWithin = (min: number, max: number) => (value: string) =>
   const characters = [...value].length;
   return characters >= min && characters <= max;
 };
+
+/** The id of a durable request (an erasure, a trash operation): the UUID rule of §5, normalized to lowercase. */
+export const operationIdSchema = (name: string) =>
+  z
+    .string()
+    .refine(isValidVideoId, `${name} must be a UUID in canonical 8-4-4-4-12 form`)
+    .transform(normalizeId);
 
 /** An author id: opaque, 1–128 characters. */
 export const authorIdSchema = z

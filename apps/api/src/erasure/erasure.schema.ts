@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
-import { authorIdSchema } from '../common/query-params';
+import { authorIdSchema, operationIdSchema } from '../common/query-params';
 import { deleteQuerySchema } from '../video/video-params.schema';
 
 /** The `{authorId}` path parameter. */
@@ -18,12 +17,7 @@ export const eraseQuerySchema = deleteQuerySchema.extend({
 export type EraseQuery = z.output<typeof eraseQuerySchema>;
 
 /** The `{erasureId}` path parameter: the UUID rule of docs/contract.md §5, normalized to lowercase. */
-export const erasureIdParamsSchema = z.object({
-  erasureId: z
-    .string()
-    .refine(isValidVideoId, 'erasureId must be a UUID in canonical 8-4-4-4-12 form')
-    .transform(normalizeId),
-});
+export const erasureIdParamsSchema = z.object({ erasureId: operationIdSchema('erasureId') });
 export type ErasureIdParams = z.output<typeof erasureIdParamsSchema>;
 
 const erasureState = z.enum(['running', 'purging', 'completed']).meta({

@@ -1,5 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import type { TrashOperationKind } from '@app/shared/trash/trash-operation.entity';
+import { TrashOperationService } from '@app/shared/trash/trash-operation.service';
 import { TrashService, type TrashResult } from '@app/shared/video/trash.service';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
@@ -8,6 +10,7 @@ import { AUTHOR_FORBIDDEN, settled } from '../common/outcome';
 import {
   trashOwnerQuerySchema,
   trashQuerySchema,
+  type TrashOperationAccepted,
   type TrashOwnerQuery,
   type TrashPage,
   type TrashQuery,
@@ -19,7 +22,10 @@ const ownTrashOnly = <T>(result: TrashResult<T>) =>
 /** The caller's soft-deleted videos (docs/contract.md §10.1). Static paths: they win over `:id`. */
 @Controller('api/videos/trash')
 export class TrashController {
-  constructor(private readonly trash: TrashService) {}
+  constructor(
+    private readonly trash: TrashService,
+    private readonly operations: TrashOperationService,
+  ) {}
 
   @Get()
   async list(
@@ -41,25 +47,35 @@ export class TrashController {
     };
   }
 
+  /** 202 with the operation (new, or the one already running for this trash). */
   @Post('restore')
-  @HttpCode(200)
-  async restore(
+  @HttpCode(202)
+  restore(
     @Query(new ZodValidationPipe(trashOwnerQuerySchema)) query: TrashOwnerQuery,
     @CurrentUser() user: AuthenticatedUser,
     @RequestId() requestId: string | undefined,
-  ): Promise<{ restored: number }> {
-    const { count } = ownTrashOnly(await this.trash.restoreAll(user, query.authorId, requestId));
-    return { restored: count };
+  ): Promise<TrashOperationAccepted> {
+    return this.ask(user, query, 'restore', requestId);
   }
 
+  /** 202 with the operation (new, or the one already running for this trash). */
   @Delete()
-  @HttpCode(200)
-  async empty(
+  @HttpCode(202)
+  empty(
     @Query(new ZodValidationPipe(trashOwnerQuerySchema)) query: TrashOwnerQuery,
     @CurrentUser() user: AuthenticatedUser,
     @RequestId() requestId: string | undefined,
-  ): Promise<{ deleting: number }> {
-    const { count } = ownTrashOnly(await this.trash.emptyAll(user, query.authorId, requestId));
-    return { deleting: count };
+  ): Promise<TrashOperationAccepted> {
+    return this.ask(user, query, 'empty', requestId);
+  }
+
+  private async ask(
+    user: AuthenticatedUser,
+    query: TrashOwnerQuery,
+    kind: TrashOperationKind,
+    requestId: string | undefined,
+  ): Promise<TrashOperationAccepted> {
+    const { operation } = ownTrashOnly(await this.operations.ask(user, query.authorId, kind, requestId));
+    return { operationId: operation.id, videos: operation.total, state: operation.state };
   }
 }

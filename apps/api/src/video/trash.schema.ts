@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { authorIdSchema, checkPageWindow, pagingFields } from '../common/query-params';
+import { authorIdSchema, checkPageWindow, operationIdSchema, pagingFields } from '../common/query-params';
 
 const trashOwner = {
   authorId: authorIdSchema
@@ -35,9 +35,37 @@ export const trashPageSchema = z.object({
 });
 export type TrashPage = z.output<typeof trashPageSchema>;
 
-export const trashRestoredSchema = z.object({
-  restored: z.number().int().meta({ description: 'videos restored: active and searchable again' }),
+/** The `{operationId}` path parameter: the UUID rule of docs/contract.md §5, normalized to lowercase. */
+export const trashOperationIdParamsSchema = z.object({ operationId: operationIdSchema('operationId') });
+export type TrashOperationIdParams = z.output<typeof trashOperationIdParamsSchema>;
+
+const operationState = z.enum(['running', 'completed']).meta({
+  description:
+    '`running`: the videos are being moved in batches; `completed`: every one restored, or its deletion started',
 });
-export const trashEmptiedSchema = z.object({
-  deleting: z.number().int().meta({ description: 'videos whose permanent deletion started' }),
+
+export const trashOperationAcceptedSchema = z.object({
+  operationId: z.string(),
+  videos: z.number().int().meta({ description: 'the videos in the trash when it was asked for (its total)' }),
+  state: operationState,
 });
+export type TrashOperationAccepted = z.output<typeof trashOperationAcceptedSchema>;
+
+export const trashOperationSchema = z.object({
+  operationId: z.string(),
+  authorId: z.string().meta({ description: 'whose trash' }),
+  kind: z.enum(['restore', 'empty']).meta({
+    description: '`restore`: every video back to active; `empty`: every video permanently deleted',
+  }),
+  total: z.number().int().meta({ description: 'the videos in the trash when it was asked for' }),
+  done: z.number().int().meta({
+    description: 'videos moved (restored, or their deletion started), committed with each batch',
+  }),
+  state: operationState,
+  startedAt: z.string().meta({ description: 'ISO 8601 UTC: when it was asked for' }),
+  completedAt: z.string().nullable().meta({
+    description:
+      'ISO 8601 UTC: every video restored, or its deletion started (the purges follow, as for one permanent delete)',
+  }),
+});
+export type TrashOperationBody = z.output<typeof trashOperationSchema>;

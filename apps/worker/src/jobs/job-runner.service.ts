@@ -11,6 +11,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues, jitteredBackoff } from '@app/shared/queue/job-queues.service';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JOB_NAMES, JOB_QUEUES, type JobName } from '@app/shared/queue/jobs';
+import { QUEUES, type QueueName } from '@app/shared/queue/queues';
 import { bullConnection } from '@app/shared/redis/redis';
 import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
 
@@ -42,7 +43,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     for (const queueName of queueNames) {
       const worker = new Worker(queueName, (job: Job, token?: string) => this.dispatch(job, token), {
         connection: bullConnection(this.config.REDIS_URL),
-        concurrency: this.config.WORKER_CONCURRENCY,
+        concurrency: this.concurrency(queueName),
         // A killed worker's job is picked up again once its lock lapses.
         lockDuration: 15_000,
         stalledInterval: 15_000,
@@ -71,12 +72,19 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     this.scheduleCheck.unref();
   }
 
+  /** Jobs a worker runs at once from a queue: trash operations, long walks of batches, have their own. */
+  private concurrency(queueName: QueueName): number {
+    return queueName === QUEUES.trash ? this.config.TRASH_CONCURRENCY : this.config.WORKER_CONCURRENCY;
+  }
+
   /** Upserts each sweep's schedule (at start, so a changed interval applies), or only the missing ones. */
   private async scheduleSweeps({ onlyMissing = false } = {}): Promise<void> {
     const schedules: [JobName, number][] = [
       ['purge-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
       // An erasure resumes, and one waiting for its purges completes, within the purge sweep's interval.
       ['erasure-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
+      // A trash operation resumes within the same interval after Redis lost its job.
+      ['trash-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
       ['orphan-sweep', this.config.ORPHAN_SWEEP_INTERVAL_MS],
       ['reconcile-index', this.config.RECONCILE_INTERVAL_MS],
       ['webhook-sweep', this.config.WEBHOOK_SWEEP_INTERVAL_MS],

@@ -133,6 +133,10 @@ export const configSchema = z
     /** How often a worker checks that the sweep schedules still exist in Redis (a flush loses them). */
     SCHEDULE_CHECK_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
     WORKER_CONCURRENCY: int(1, 256).default(4),
+    /** Trash operations a worker runs at once (their own queue); each is a walk of batches, one at a time. */
+    TRASH_CONCURRENCY: int(1, 64).default(1),
+    /** Days a completed trash operation stays readable (`GET /api/trash-operations/{id}`) before the sweep prunes it. */
+    TRASH_OPERATION_RETENTION_DAYS: int(0, 3650).default(30),
     /** Videos per transaction when the trash is restored or emptied and when an author is erased. */
     BULK_BATCH_SIZE: int(1, 5_000).default(500),
     /** Requests each caller may make per window; 0 turns rate limiting off. */

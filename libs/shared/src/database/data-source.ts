@@ -16,6 +16,8 @@ import { SearchCheckIndex1795478400000 } from './migrations/1795478400000-search
 import { ExactIdentities1795564800000 } from './migrations/1795564800000-exact-identities';
 import { OutboxRetention1795651200000 } from './migrations/1795651200000-outbox-retention';
 import { WebhookEndpointsShown1795737600000 } from './migrations/1795737600000-webhook-endpoints-shown';
+import { TrashOperations1795824000000 } from './migrations/1795824000000-trash-operations';
+import { TrashOperationEntity } from '../trash/trash-operation.entity';
 
 export const ENTITIES = [
   VideoEntity,
@@ -23,6 +25,7 @@ export const ENTITIES = [
   OutboxEventEntity,
   WebhookDeliveryEntity,
   ErasureEntity,
+  TrashOperationEntity,
 ];
 export const MIGRATIONS = [
   Init1763683200000,
@@ -35,6 +38,7 @@ export const MIGRATIONS = [
   ExactIdentities1795564800000,
   OutboxRetention1795651200000,
   WebhookEndpointsShown1795737600000,
+  TrashOperations1795824000000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

@@ -4,12 +4,12 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { OutboxService } from '../events/outbox.service';
 import { OutboxRetentionService } from '../events/outbox-retention.service';
-import { VideoBatchCommands, type BatchChange } from '../video/video-batch-commands.service';
+import { VideoBatchCommands } from '../video/video-batch-commands.service';
 import { VideoBatchRepository } from '../video/video-batch.repository';
-import type { Actor, Command } from '../video/video-lifecycle';
+import { requesterOf, runBatches, type BatchStep } from '../video/bulk-operation';
+import type { Command } from '../video/video-lifecycle';
 import type { ErasureEntity } from './erasure.entity';
 import { ErasureRepository } from './erasure.repository';
-import { transactionRetryingDeadlocks } from '../database/transaction';
 
 export type ErasureStep = 'moved' | 'walked' | 'completed' | 'not_running';
 
@@ -45,24 +45,20 @@ export class ErasureWorkService {
 
   /** Works the erasure off to the end of its walk; returns how it ended. */
   async run(erasureId: string, requestId?: string): Promise<Exclude<ErasureStep, 'moved'>> {
-    for (;;) {
-      const now = new Date();
-      const { step, changes } = await transactionRetryingDeadlocks(this.dataSource, (manager) =>
-        this.step(manager, erasureId, now),
-      );
-      await this.commands.followUp(changes, now, requestId);
-      if (step === 'walked') return (await this.completeIfPurged(erasureId)) ? 'completed' : 'walked';
-      if (step === 'completed') await this.pruneErasedEvents();
-      if (step !== 'moved') return step;
-    }
+    const step = await runBatches(
+      this.dataSource,
+      this.commands,
+      'moved',
+      (manager, now) => this.step(manager, erasureId, now),
+      requestId,
+    );
+    if (step === 'walked') return (await this.completeIfPurged(erasureId)) ? 'completed' : 'walked';
+    if (step === 'completed') await this.pruneErasedEvents();
+    return step;
   }
 
   /** One batch, in the caller's transaction, with the erasure row locked first. */
-  private async step(
-    manager: EntityManager,
-    erasureId: string,
-    now: Date,
-  ): Promise<{ step: ErasureStep; changes: BatchChange[] }> {
+  private async step(manager: EntityManager, erasureId: string, now: Date): Promise<BatchStep<ErasureStep>> {
     const erasure = await this.erasures.lockById(manager, erasureId);
     if (erasure?.state !== 'running') return { step: 'not_running', changes: [] };
     const rows = await this.batches.lockErasableBatch(
@@ -74,7 +70,7 @@ export class ErasureWorkService {
       manager,
       rows,
       this.command(erasure),
-      requester(erasure),
+      requesterOf(erasure),
       now,
     );
     if (rows.length === this.batchSize) {
@@ -147,12 +143,4 @@ export class ErasureWorkService {
       defaultRetentionDays: this.defaultRetentionDays,
     };
   }
-}
-
-/**
- * The caller who asked, as `decide()` checks callers. Only the author or an admin may ask (checked
- * when the request was written), so a requester other than the author asked as an admin.
- */
-function requester(erasure: ErasureEntity): Actor {
-  return { sub: erasure.requestedBy, roles: erasure.requestedBy === erasure.authorId ? [] : ['admin'] };
 }

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
-import { withTimeout } from '../util/with-timeout';
+import { JobQueues } from '../queue/job-queues.service';
+import { enqueueOrLeaveToSweep, writeUnlessUnfinished } from '../video/bulk-operation';
 import { VideoBatchRepository } from '../video/video-batch.repository';
 import { mayActOn, type Actor } from '../video/video-lifecycle';
 import type { ErasureEntity, ErasureMode } from './erasure.entity';
@@ -42,37 +41,32 @@ export class ErasureService {
     if (ask.dryRun) {
       return { kind: 'ok', dryRun: true, videos: await this.batches.countErasable(authorId, new Date()) };
     }
-    // Two rounds at most: a refusal names an unfinished erasure, which may complete before it is read.
-    for (let round = 0; round < 2; round += 1) {
-      const id = randomUUID();
-      const written = await this.erasures.insertUnlessActive({
-        id,
-        authorId,
-        mode: ask.mode,
-        retentionDays: ask.mode === 'soft' ? (ask.retentionDays ?? null) : null,
-        requestedBy: actor.sub,
-        startedAt: new Date(),
-      });
-      const erasure = written ? await this.erasures.findById(id) : await this.erasures.findActive(authorId);
-      if (!erasure) continue;
-      if (written) await this.start(erasure.id, requestId);
-      return { kind: 'ok', dryRun: false, erasure };
+    const { operation: erasure, written } = await writeUnlessUnfinished(`erasure of ${authorId}`, {
+      write: (id) =>
+        this.erasures.insertUnlessActive({
+          id,
+          authorId,
+          mode: ask.mode,
+          retentionDays: ask.mode === 'soft' ? (ask.retentionDays ?? null) : null,
+          requestedBy: actor.sub,
+          startedAt: new Date(),
+        }),
+      findById: (id) => this.erasures.findById(id),
+      findUnfinished: () => this.erasures.findActive(authorId),
+    });
+    if (written) {
+      await enqueueOrLeaveToSweep(
+        this.queues.ensureErasureJob(erasure.id, requestId),
+        `erasure ${erasure.id}`,
+        this.logger,
+      );
     }
-    throw new Error(`erasure of ${authorId}: neither written nor found unfinished`);
+    return { kind: 'ok', dryRun: false, erasure };
   }
 
   async read(actor: Actor, erasureId: string): Promise<ErasureRead> {
     const erasure = await this.erasures.findById(erasureId);
     if (!erasure) return { kind: 'not_found' };
     return mayActOn(actor, erasure) ? { kind: 'ok', erasure } : { kind: 'forbidden' };
-  }
-
-  /** Makes the start prompt; the sweep starts it anyway if Redis does not take the job. */
-  private async start(erasureId: string, requestId?: string): Promise<void> {
-    await withTimeout(
-      this.queues.ensureErasureJob(erasureId, requestId),
-      QUEUE_TIMEOUT_MS,
-      'queue erase-author',
-    ).catch((error: unknown) => this.logger.warn(`erasure ${erasureId} left to the sweep: ${String(error)}`));
   }
 }

@@ -10,6 +10,7 @@ import {
   deliveryJobId,
   JOB_QUEUES,
   syncJobId,
+  trashOperationJobId,
   type JobName,
   type JobPayloads,
 } from './jobs';
@@ -28,6 +29,17 @@ const DELETION_JOB_OPTIONS: JobsOptions = {
   removeOnComplete: { age: 3_600, count: 1_000 },
   // Failed deletions stay visible (dashboard, metrics) until the sweep retries them.
   removeOnFail: false,
+};
+
+/**
+ * A durable operation's job (an erasure, a trash operation): removed when done or failed, so its
+ * sweep can add it again while MySQL says the operation is unfinished.
+ */
+const OPERATION_JOB_OPTIONS: JobsOptions = {
+  attempts: 3,
+  backoff: { type: 'jittered', delay: 1_000 },
+  removeOnComplete: true,
+  removeOnFail: true,
 };
 
 /**
@@ -150,21 +162,21 @@ export class JobQueues implements OnApplicationShutdown {
     });
   }
 
-  /**
-   * Makes sure an erasure's job exists. Removed when done or failed, so the sweep can add it again
-   * while MySQL says the erasure is unfinished.
-   */
+  /** Makes sure an erasure's job exists (see OPERATION_JOB_OPTIONS). */
   async ensureErasureJob(erasureId: string, requestId?: string): Promise<void> {
     await this.add(
       'erase-author',
       { erasureId, ...(requestId ? { requestId } : {}) },
-      {
-        jobId: erasureJobId(erasureId),
-        attempts: 3,
-        backoff: { type: 'jittered', delay: 1_000 },
-        removeOnComplete: true,
-        removeOnFail: true,
-      },
+      { ...OPERATION_JOB_OPTIONS, jobId: erasureJobId(erasureId) },
+    );
+  }
+
+  /** Makes sure a trash operation's job exists (see OPERATION_JOB_OPTIONS). */
+  async ensureTrashJob(operationId: string, requestId?: string): Promise<void> {
+    await this.add(
+      'trash-operation',
+      { operationId, ...(requestId ? { requestId } : {}) },
+      { ...OPERATION_JOB_OPTIONS, jobId: trashOperationJobId(operationId) },
     );
   }
 

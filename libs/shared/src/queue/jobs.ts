@@ -24,6 +24,10 @@ export interface JobPayloads {
   'erasure-sweep': Record<string, never>;
   /** Delete what the outbox's retention lets go: erased authors' events, settled deliveries, events without any. */
   'outbox-prune': Record<string, never>;
+  /** Work off one trash operation (restore all, empty), a batch at a time, until the trash it covers is done. */
+  'trash-operation': { operationId: string; requestId?: string };
+  /** Find unfinished trash operations in MySQL and (re)enqueue them; prune completed ones past their retention. */
+  'trash-sweep': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -40,6 +44,8 @@ export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   'erase-author': QUEUES.deletion,
   'erasure-sweep': QUEUES.maintenance,
   'outbox-prune': QUEUES.maintenance,
+  'trash-operation': QUEUES.trash,
+  'trash-sweep': QUEUES.maintenance,
 };
 
 export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
@@ -52,6 +58,11 @@ export function deletionJobId(videoId: string): string {
 /** One job per unfinished erasure: a second add (the API's, the sweep's) while it waits or runs is ignored. */
 export function erasureJobId(erasureId: string): string {
   return `erase-${erasureId}`;
+}
+
+/** One job per unfinished trash operation: a second add (the API's, the sweep's) while it waits or runs is ignored. */
+export function trashOperationJobId(operationId: string): string {
+  return `trash-${operationId}`;
 }
 
 /** One job per delivery attempt: a failed attempt's job stays visible, and the next attempt has its own. */

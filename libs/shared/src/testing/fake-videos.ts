@@ -39,6 +39,22 @@ export function fakeVideo(id: string, changes: Partial<VideoEntity> = {}): Video
   };
 }
 
+/** A video of `authorId`'s trash for specs: soft-deleted `n + 1` seconds before now (or at `deletedAt`). */
+export function trashedVideo(
+  n: number,
+  authorId = 'owner',
+  deletedAt = new Date(Date.now() - (n + 1) * 1_000),
+): VideoEntity {
+  return fakeVideo(`v${String(n).padStart(5, '0')}`, {
+    authorId,
+    state: VideoState.SoftDeleted,
+    deletedAt,
+    purgeAt: new Date(deletedAt.getTime() + 30 * 86_400_000),
+    deletionReason: 'retention',
+    deletionRequestedBy: authorId,
+  });
+}
+
 /**
  * The videos table as a map, behind fakes of what batch work uses (the batch repository, the
  * queue, the index, the outbox), and the real `VideoBatchCommands` over them. Stores are exposed
@@ -119,6 +135,7 @@ export function fakeVideoStore(
     ),
     cancelDeletionJob: (id: string) => (queueCalls.push(`cancel ${id}`), answer()),
     ensureErasureJob: (id: string) => (queueCalls.push(`erase ${id}`), answer()),
+    ensureTrashJob: (id: string) => (queueCalls.push(`trash ${id}`), answer()),
   };
   const outbox = {
     record: (_m: EntityManager, recorded: NewEvent[]) => (events.push(...recorded), Promise.resolve()),

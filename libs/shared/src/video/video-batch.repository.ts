@@ -35,6 +35,17 @@ export function erasableSql(authorId: string, createdBy: Date): { where: string;
 }
 
 /**
+ * An author's trash as a trash operation asked at `deletedBy` covers it: the videos soft-deleted
+ * up to then. One condition for the operation's count, its insert and its batches.
+ */
+export function trashSql(authorId: string, deletedBy: Date): { where: string; parameters: unknown[] } {
+  return {
+    where: 'author_id = ? AND state = ? AND deleted_at <= ?',
+    parameters: [authorId, VideoState.SoftDeleted, deletedBy],
+  };
+}
+
+/**
  * Plain data access for work on many videos at once: an author's trash and the batches of the
  * trash operations and erasures. Each batch is read under lock in the caller's transaction.
  */
@@ -61,7 +72,8 @@ export class VideoBatchRepository {
 
   /**
    * The next batch of an author's trash deleted up to `deletedBy`, oldest first, locked. The
-   * operations take every row out of the trash, so each batch starts from the first row left.
+   * operations take every row out of the trash, so each batch starts from the first row left:
+   * a run cut off anywhere resumes there, with no position to keep.
    */
   lockTrashBatch(
     manager: EntityManager,
@@ -69,10 +81,10 @@ export class VideoBatchRepository {
     deletedBy: Date,
     limit: number,
   ): Promise<VideoLifecycleRow[]> {
+    const trash = trashSql(authorId, deletedBy);
     return manager.query(
-      `SELECT ${LIFECYCLE_COLUMNS} FROM videos
-       WHERE author_id = ? AND state = ? AND deleted_at <= ? ORDER BY deleted_at, id LIMIT ? FOR UPDATE`,
-      [authorId, VideoState.SoftDeleted, deletedBy, limit],
+      `SELECT ${LIFECYCLE_COLUMNS} FROM videos WHERE ${trash.where} ORDER BY deleted_at, id LIMIT ? FOR UPDATE`,
+      [...trash.parameters, limit],
     );
   }
 

@@ -1,0 +1,43 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import type { TrashOperationEntity } from '@app/shared/trash/trash-operation.entity';
+import { TrashOperationService } from '@app/shared/trash/trash-operation.service';
+import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
+import { CurrentUser } from '../auth/current-user.decorator';
+import { AUTHOR_FORBIDDEN, settled } from '../common/outcome';
+import {
+  trashOperationIdParamsSchema,
+  type TrashOperationBody,
+  type TrashOperationIdParams,
+} from './trash.schema';
+
+/** Following a trash operation (docs/contract.md §10.1): its owner or an admin, as for the trash. */
+@Controller('api/trash-operations')
+export class TrashOperationController {
+  constructor(private readonly operations: TrashOperationService) {}
+
+  @Get(':operationId')
+  async read(
+    @Param(new ZodValidationPipe(trashOperationIdParamsSchema)) params: TrashOperationIdParams,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<TrashOperationBody> {
+    const { operation } = settled(await this.operations.read(user, params.operationId), {
+      notFound: 'No such trash operation.',
+      forbidden: AUTHOR_FORBIDDEN,
+    });
+    return trashOperationBody(operation);
+  }
+}
+
+function trashOperationBody(operation: TrashOperationEntity): TrashOperationBody {
+  return {
+    operationId: operation.id,
+    authorId: operation.authorId,
+    kind: operation.kind,
+    total: operation.total,
+    done: operation.done,
+    state: operation.state,
+    startedAt: operation.startedAt.toISOString(),
+    completedAt: operation.completedAt?.toISOString() ?? null,
+  };
+}
