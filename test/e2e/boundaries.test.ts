@@ -49,7 +49,8 @@ type Query = [string, Arg][];
 describe('every route at its documented boundaries (fast-check)', () => {
   let context: TestContext;
   let system: System;
-  let erasureId: string;
+  /** An erasure and a trash operation of `boundary-eraser`, for the routes that read them. */
+  const operations = { erasure: '', trash: '' };
 
   beforeAll(async () => {
     context = await openTestContext();
@@ -65,7 +66,10 @@ describe('every route at its documented boundaries (fast-check)', () => {
     system = await startSystem({ SEARCH_PIT_MAX_OPEN: '5000' }, { worker: false });
     const erasure = await send('DELETE', `/api/authors/boundary-eraser/videos`, [], token('boundary-eraser'));
     expect(erasure.status).toBe(202);
-    erasureId = erasure.body.erasureId as string;
+    operations.erasure = erasure.body.erasureId as string;
+    const emptied = await send('DELETE', '/api/videos/trash', [], token('boundary-eraser'));
+    expect(emptied.status).toBe(202);
+    operations.trash = emptied.body.operationId as string;
   }, 180_000);
 
   afterAll(async () => {
@@ -382,6 +386,12 @@ describe('every route at its documented boundaries (fast-check)', () => {
           authorId.value === undefined ? owner : admin,
         );
         judge(answer, authorId.valid, TRASH_ACCEPTED);
+        if (authorId.valid)
+          expect([typeof answer.body.operationId, typeof answer.body.videos, answer.body.state]).toEqual([
+            'string',
+            'number',
+            expect.stringMatching(/^(running|completed)$/),
+          ]);
       }),
       { numRuns: RUNS, seed: SEED },
     );
@@ -431,32 +441,34 @@ describe('every route at its documented boundaries (fast-check)', () => {
     );
   }, 300_000);
 
-  it(`GET /api/erasures/{erasureId}: ${RUNS} generated ids (§5, §10.2)`, async () => {
-    const eraser = token('boundary-eraser');
-    const id = fc.oneof(
-      fc.constant(erasureId).chain(anyCase).map(ok),
-      fc
-        .constantFrom(
-          `{${erasureId}}`,
-          `urn:uuid:${erasureId}`,
-          erasureId.replaceAll('-', ''),
-          `${erasureId}0`,
-          erasureId.slice(1),
-        )
-        .map(bad),
-      nearUuid.filter((u) => !contractUuid(u)).map(bad),
-    );
-    await fc.assert(
-      fc.asyncProperty(id, async ({ value, valid }) => {
-        const answer = await send('GET', `/api/erasures/${encodeURIComponent(value!)}`, [], eraser);
-        judge(answer, valid, 200);
-        if (valid) expect(answer.body).toMatchObject({ erasureId, authorId: 'boundary-eraser' });
-      }),
-      { numRuns: RUNS, seed: SEED },
-    );
-    // A well-formed id that names nothing is a 404, not a 400.
-    expect((await send('GET', `/api/erasures/${randomUUID()}`, [], eraser)).status).toBe(404);
-  }, 300_000);
+  it.each([
+    ['/api/erasures/', '§10.2', () => operations.erasure, 'erasureId'],
+    ['/api/trash-operations/', '§10.1', () => operations.trash, 'operationId'],
+  ] as const)(
+    `GET %s{id}: ${RUNS} generated ids (§5, %s)`,
+    async (route, _section, known, field) => {
+      const reader = token('boundary-eraser');
+      const real = known();
+      const id = fc.oneof(
+        fc.constant(real).chain(anyCase).map(ok),
+        fc
+          .constantFrom(`{${real}}`, `urn:uuid:${real}`, real.replaceAll('-', ''), `${real}0`, real.slice(1))
+          .map(bad),
+        nearUuid.filter((u) => !contractUuid(u)).map(bad),
+      );
+      await fc.assert(
+        fc.asyncProperty(id, async ({ value, valid }) => {
+          const answer = await send('GET', `${route}${encodeURIComponent(value!)}`, [], reader);
+          judge(answer, valid, 200);
+          if (valid) expect(answer.body).toMatchObject({ [field]: real, authorId: 'boundary-eraser' });
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+      // A well-formed id that names nothing is a 404, not a 400.
+      expect((await send('GET', `${route}${randomUUID()}`, [], reader)).status).toBe(404);
+    },
+    300_000,
+  );
 });
 
 /** What restoring or emptying a trash answers (§10.1). */
