@@ -11,12 +11,15 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues, jitteredBackoff } from '@app/shared/queue/job-queues.service';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JOB_NAMES, JOB_QUEUES, type JobName } from '@app/shared/queue/jobs';
+import { QUEUES, type QueueName } from '@app/shared/queue/queues';
 import { bullConnection } from '@app/shared/redis/redis';
 import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
 
 /**
  * Runs a BullMQ worker per queue and dispatches each job to its one handler. The periodic sweeps
  * are job schedulers: upserting the same scheduler id from every worker keeps exactly one schedule.
+ * Each queue has slots of its own: erasures ERASURE_CONCURRENCY, each webhook receiver's queue
+ * WEBHOOK_CONCURRENCY, every other queue WORKER_CONCURRENCY.
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
@@ -38,11 +41,14 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const queueNames = [...new Set(Object.values(JOB_QUEUES))];
+    const queueNames: QueueName[] = [
+      ...new Set(Object.values(JOB_QUEUES)),
+      ...this.queues.receiverQueues().map((receiver) => receiver.name),
+    ];
     for (const queueName of queueNames) {
       const worker = new Worker(queueName, (job: Job, token?: string) => this.dispatch(job, token), {
         connection: bullConnection(this.config.REDIS_URL),
-        concurrency: this.config.WORKER_CONCURRENCY,
+        concurrency: this.concurrency(queueName),
         // A killed worker's job is picked up again once its lock lapses.
         lockDuration: 15_000,
         stalledInterval: 15_000,
@@ -69,6 +75,14 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       );
     }, this.config.SCHEDULE_CHECK_INTERVAL_MS);
     this.scheduleCheck.unref();
+  }
+
+  /** Jobs of the queue this process runs at once. */
+  private concurrency(queueName: QueueName): number {
+    if (queueName === QUEUES.erasure) return this.config.ERASURE_CONCURRENCY;
+    if (this.queues.receiverQueues().some((receiver) => receiver.name === queueName))
+      return this.config.WEBHOOK_CONCURRENCY;
+    return this.config.WORKER_CONCURRENCY;
   }
 
   /** Upserts each sweep's schedule (at start, so a changed interval applies), or only the missing ones. */

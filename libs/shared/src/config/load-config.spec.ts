@@ -28,6 +28,8 @@ describe('loadConfig', () => {
       METRICS_PORT: 9464,
       METRICS_REFRESH_INTERVAL_MS: 15_000,
       JWT_ALLOW_HS256: false,
+      ERASURE_CONCURRENCY: 1,
+      WEBHOOK_CONCURRENCY: 4,
     });
   });
 
@@ -72,6 +74,8 @@ describe('loadConfig', () => {
     ['RETENTION_DEFAULT_DAYS', '3651'],
     ['PURGE_SWEEP_INTERVAL_MS', '10'],
     ['WORKER_CONCURRENCY', '0'],
+    ['ERASURE_CONCURRENCY', '0'],
+    ['WEBHOOK_CONCURRENCY', '0'],
     ['METRICS_PORT', '65536'],
     ['METRICS_REFRESH_INTERVAL_MS', '10'],
     ['JWT_ALLOW_HS256', 'yes'],

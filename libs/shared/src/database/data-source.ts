@@ -16,6 +16,7 @@ import { SearchCheckIndex1795478400000 } from './migrations/1795478400000-search
 import { ExactIdentities1795564800000 } from './migrations/1795564800000-exact-identities';
 import { OutboxRetention1795651200000 } from './migrations/1795651200000-outbox-retention';
 import { WebhookEndpointsShown1795737600000 } from './migrations/1795737600000-webhook-endpoints-shown';
+import { WebhookSweepIndex1795910400000 } from './migrations/1795910400000-webhook-sweep-index';
 
 export const ENTITIES = [
   VideoEntity,
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   ExactIdentities1795564800000,
   OutboxRetention1795651200000,
   WebhookEndpointsShown1795737600000,
+  WebhookSweepIndex1795910400000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

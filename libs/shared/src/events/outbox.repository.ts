@@ -43,6 +43,11 @@ export interface DueDelivery {
   attempts: number;
 }
 
+/** One row of the sweep's window: a pending delivery, and whether it is due and waits for no earlier one. */
+export interface WindowDelivery extends DueDelivery {
+  ready: boolean;
+}
+
 /**
  * The order rule in SQL: delivery `d` waits while an earlier delivery of an event about the same
  * subject to the same receiver has not been delivered (delivery ids follow the events' order).
@@ -50,6 +55,24 @@ export interface DueDelivery {
 const WAITS_FOR_EARLIER = `EXISTS (
   SELECT 1 FROM webhook_deliveries e
   WHERE e.endpoint_key = d.endpoint_key AND e.subject = d.subject AND e.id < d.id AND e.state <> 'delivered')`;
+
+/**
+ * The webhook sweep's read (docs/architecture.md, "One receiver cannot cost the others"): the next
+ * `limit` pending deliveries to one receiver after a position, in id order, through
+ * `idx_webhook_deliveries_receiver` (state, endpoint_key, id), so a pass reads at most `limit`
+ * rows (and their order checks) however many are pending; each says whether it is due and waits
+ * for no earlier one. Parameters: now, receiver key, position, limit. Exported for the EXPLAIN of
+ * the tests and the bench.
+ */
+export const SWEEP_WINDOW_SQL = `SELECT d.id, d.attempts,
+    CASE WHEN d.next_attempt_at <= ? THEN NOT ${WAITS_FOR_EARLIER} ELSE 0 END AS ready
+  FROM (
+    SELECT p.id, p.attempts, p.endpoint_key, p.subject, p.next_attempt_at
+    FROM webhook_deliveries p FORCE INDEX (idx_webhook_deliveries_receiver)
+    WHERE p.state = 'pending' AND p.endpoint_key = ? AND p.id > ?
+    ORDER BY p.id LIMIT ?
+  ) d
+  ORDER BY d.id`;
 
 /** Plain data access for the outbox and its deliveries: no rules here, the services hold those. */
 @Injectable()
@@ -89,14 +112,30 @@ export class OutboxRepository {
     );
   }
 
-  /** Pending deliveries whose attempt is due and that wait for no earlier one, oldest first. */
-  dueHeads(now: Date, limit: number): Promise<DueDelivery[]> {
-    return this.dataSource.query(
-      `SELECT d.id, d.attempts FROM webhook_deliveries d
-       WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND NOT ${WAITS_FOR_EARLIER}
-       ORDER BY d.id LIMIT ?`,
-      [now, limit],
+  /** The receivers with pending deliveries: one probe per receiver of `idx_webhook_deliveries_receiver`. */
+  async pendingReceivers(): Promise<string[]> {
+    const rows: { endpointKey: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT endpoint_key AS endpointKey FROM webhook_deliveries WHERE state = 'pending'`,
     );
+    return rows.map((row) => row.endpointKey);
+  }
+
+  /** The sweep's window of one receiver's pending deliveries after `afterId` (`SWEEP_WINDOW_SQL`). */
+  async sweepWindow(
+    endpointKey: string,
+    afterId: string,
+    limit: number,
+    now: Date,
+  ): Promise<WindowDelivery[]> {
+    const rows: { id: string; attempts: number; ready: number | string }[] = await this.dataSource.query(
+      SWEEP_WINDOW_SQL,
+      [now, endpointKey, afterId, limit],
+    );
+    return rows.map((row) => ({
+      id: String(row.id),
+      attempts: row.attempts,
+      ready: Number(row.ready) === 1,
+    }));
   }
 
   /** The next delivery to the same receiver about the same subject, if it no longer waits and is due. */
