@@ -14,6 +14,8 @@ const ORDER = [
   'webhook receiver outage',
   'erasure storm',
   'MySQL restored from an earlier backup',
+  'erasures beside purges',
+  'one dead receiver beside a healthy one',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');
 const START = '<!-- chaos table: written by test/chaos/global-teardown.ts -->';

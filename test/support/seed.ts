@@ -74,3 +74,28 @@ export async function waitUntilGone(context: TestContext, ids: string[], timeout
     { timeoutMs, intervalMs: 250 },
   );
 }
+
+/** Videos per chunk of `seedMany`: one multi-row statement, one bulk index request, its uploads. */
+const SEED_CHUNK = 1_000;
+
+/**
+ * `seedVideos` for thousands: a chunk at a time (each one multi-row upsert, one bulk index request),
+ * so a chaos scenario seeds 20,000 videos in seconds rather than building one huge statement.
+ */
+export async function seedMany(
+  context: TestContext,
+  count: number,
+  options: SeedOptions = {},
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let from = 0; from < count; from += SEED_CHUNK) {
+    const chunk = Math.min(SEED_CHUNK, count - from);
+    ids.push(
+      ...(await seedVideos(context, chunk, {
+        ...options,
+        title: (index) => options.title?.(from + index) ?? `Seeded video ${from + index}`,
+      })),
+    );
+  }
+  return ids;
+}
