@@ -35,7 +35,7 @@ export interface OutboxSweepBench {
 
 const DOWN = endpointOf('http://receiver-down.bench/hooks');
 const HEALTHY = endpointOf('http://receiver-healthy.bench/hooks');
-/** Events per video in the backlog: each video's first is due, the others wait for it. */
+/** Events per video in the backlog: each video's first is retried, the others wait for it. */
 const EVENTS_PER_VIDEO = 5;
 /** Deliveries to the healthy receiver waiting beside the backlog (recorded a moment ago). */
 const HEALTHY_PENDING = 20;
@@ -49,9 +49,9 @@ const BEFORE_SQL = `SELECT d.id, d.attempts FROM webhook_deliveries d
   ORDER BY d.id LIMIT ?`;
 
 /**
- * A receiver down for hours: `backlog` undelivered events to it (five per video, all due: each
- * video's first is to be retried, the others wait for it), beside a few for a healthy receiver,
- * written by MariaDB's sequence engine.
+ * A receiver down for hours: `backlog` undelivered events to it, five per video, all past their
+ * time: each video's first has failed and waits for its retry (one in fifty's retry time has come),
+ * the others wait for it. Beside them a few for a healthy receiver. Written by MariaDB's sequence engine.
  */
 async function fill(dataSource: DataSource, backlog: number): Promise<void> {
   await dataSource.query('TRUNCATE TABLE webhook_deliveries');
@@ -77,6 +77,13 @@ async function fill(dataSource: DataSource, backlog: number): Promise<void> {
       [healthyFrom, HEALTHY.url, DOWN.url, healthyFrom, HEALTHY.key, DOWN.key, from, from + FILL_BATCH - 1],
     );
   }
+  // Each video's first delivery (ids follow the events: every fifth from the first) has failed.
+  await dataSource.query(
+    `UPDATE webhook_deliveries SET attempts = 6, first_failed_at = NOW(3) - INTERVAL 1 HOUR,
+       next_attempt_at = IF(id % ${EVENTS_PER_VIDEO * 50} = 1, NOW(3) - INTERVAL 1 SECOND, NOW(3) + INTERVAL 1 HOUR)
+     WHERE endpoint_key = ? AND id % ${EVENTS_PER_VIDEO} = 1`,
+    [DOWN.key],
+  );
   await dataSource.query('ANALYZE TABLE webhook_deliveries');
 }
 

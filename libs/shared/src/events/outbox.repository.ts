@@ -74,6 +74,14 @@ export const SWEEP_WINDOW_SQL = `SELECT d.id, d.attempts,
   ) d
   ORDER BY d.id`;
 
+/**
+ * The first receiver after a key that has a pending delivery: one probe of the index (MariaDB
+ * reads every pending row for a `DISTINCT`, finding no loose scan). Parameter: the key after which.
+ */
+export const NEXT_PENDING_RECEIVER_SQL = `SELECT endpoint_key AS endpointKey
+  FROM webhook_deliveries FORCE INDEX (idx_webhook_deliveries_receiver)
+  WHERE state = 'pending' AND endpoint_key > ? ORDER BY state, endpoint_key LIMIT 1`;
+
 /** Plain data access for the outbox and its deliveries: no rules here, the services hold those. */
 @Injectable()
 export class OutboxRepository {
@@ -112,12 +120,19 @@ export class OutboxRepository {
     );
   }
 
-  /** The receivers with pending deliveries: one probe per receiver of `idx_webhook_deliveries_receiver`. */
+  /**
+   * The receivers with pending deliveries, one probe of `idx_webhook_deliveries_receiver` each
+   * (`NEXT_PENDING_RECEIVER_SQL`): a `DISTINCT` would read every pending row.
+   */
   async pendingReceivers(): Promise<string[]> {
-    const rows: { endpointKey: string }[] = await this.dataSource.query(
-      `SELECT DISTINCT endpoint_key AS endpointKey FROM webhook_deliveries WHERE state = 'pending'`,
-    );
-    return rows.map((row) => row.endpointKey);
+    const keys: string[] = [];
+    for (;;) {
+      const [row]: { endpointKey: string }[] = await this.dataSource.query(NEXT_PENDING_RECEIVER_SQL, [
+        keys.at(-1) ?? '',
+      ]);
+      if (!row) return keys;
+      keys.push(row.endpointKey);
+    }
   }
 
   /** The sweep's window of one receiver's pending deliveries after `afterId` (`SWEEP_WINDOW_SQL`). */
