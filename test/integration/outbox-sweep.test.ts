@@ -1,5 +1,5 @@
 import { recordedEvent } from '@app/shared/events/events';
-import { SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
+import { NEXT_PENDING_RECEIVER_SQL, SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
 import { endpointOf } from '@app/shared/events/outbox.service';
 import { openTestContext, type TestContext } from '../support/test-context';
 
@@ -60,15 +60,26 @@ describe('the webhook sweep window on MySQL', () => {
   });
 
   it('reads the window through idx_webhook_deliveries_receiver and each order check through the order index', async () => {
-    const plan = await context.dataSource.query<{ table: string; key: string | null; type: string }[]>(
-      `EXPLAIN ${SWEEP_WINDOW_SQL}`,
-      [new Date(), DOWN.key, '0', 500],
-    );
+    const plan = await context.dataSource.query<
+      { table: string; key: string | null; type: string; Extra: string | null }[]
+    >(`EXPLAIN ${SWEEP_WINDOW_SQL}`, [new Date(), DOWN.key, '0', 500]);
     const accesses = plan.map((row) => `${row.table}: ${row.type} ${row.key}`);
     expect(accesses).toContain('p: range idx_webhook_deliveries_receiver');
+    // Read in the index's order from the position, up to the limit: never the whole receiver sorted.
+    expect(plan.find((row) => row.table === 'p')?.Extra ?? '').not.toMatch(/filesort/);
     expect(
       accesses.some((access) => access.startsWith('e:') && access.endsWith('idx_webhook_deliveries_order')),
     ).toBe(true);
-    expect(plan.every((row) => row.type !== 'ALL')).toBe(true);
+    expect(plan.every((row) => row.table !== 'p' || row.type !== 'ALL')).toBe(true);
+  });
+
+  it('finds each receiver with one probe of the same index', async () => {
+    const [plan] = await context.dataSource.query<{ key: string | null; type: string; key_len: string }[]>(
+      `EXPLAIN ${NEXT_PENDING_RECEIVER_SQL}`,
+      [''],
+    );
+    expect(plan).toMatchObject({ type: 'range', key: 'idx_webhook_deliveries_receiver' });
+    // On both its parts (state and receiver), not a ref on state that reads every receiver before.
+    expect(Number(plan!.key_len)).toBeGreaterThan(66);
   });
 });
