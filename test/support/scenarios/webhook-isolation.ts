@@ -60,7 +60,9 @@ export async function webhookIsolation(options: WebhookIsolationOptions): Promis
     }
     const streamSeconds = (Date.now() - started) / 1000;
     const events = await context.dataSource.query<{ id: string; subject: string; occurred_at: Date }[]>(
-      'SELECT id, subject, occurred_at FROM outbox_events ORDER BY seq',
+      // This run's videos only: a test before may still record an event of its own after the reset.
+      'SELECT id, subject, occurred_at FROM outbox_events WHERE subject IN (?) ORDER BY seq',
+      [ids],
     );
     await waitFor(
       'every event at the healthy receiver',
