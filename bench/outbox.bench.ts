@@ -144,7 +144,7 @@ export async function benchOutboxPrune(
     running = true;
     const loops = [
       loop(record, writerMs, 5),
-      loop(() => context.outbox.dueHeads(new Date(), 500), readerMs, 50),
+      loop(() => context.outbox.sweepWindow(RECEIVER.key, '0', 500, new Date()), readerMs, 50),
     ];
     try {
       await done;

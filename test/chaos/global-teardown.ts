@@ -17,6 +17,8 @@ const ORDER = [
   'MySQL restored from an earlier backup',
   'Elasticsearch node lost (two nodes, one replica)',
   'cursor storm',
+  'erasures beside purges',
+  'one dead receiver beside a healthy one',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');
 const START = '<!-- chaos table: written by test/chaos/global-teardown.ts -->';

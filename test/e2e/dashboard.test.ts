@@ -2,7 +2,8 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { QUEUES } from '@app/shared/queue/queues';
+import { receiverKey } from '@app/shared/net/receiver-url';
+import { QUEUES, receiverQueueName } from '@app/shared/queue/queues';
 import {
   DASHBOARD_LOGIN_FAILURES,
   DASHBOARD_LOGIN_WINDOW_SECONDS,
@@ -10,8 +11,11 @@ import {
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
+import { webhookEnv } from '../support/webhook-receiver';
 
 const ADMIN = { username: 'queue-admin', password: 'dashboard-password-1' };
+/** A receiver (nothing listens there): its deliveries get a queue of their own on the dashboard. */
+const RECEIVER = 'http://127.0.0.1:9/hooks?token=receiver-token';
 const SCREENSHOT = resolve(__dirname, '../../docs/queue-dashboard.png');
 
 const basic = (username: string, password: string) => ({
@@ -57,7 +61,12 @@ describe('queue dashboard', () => {
     }
     await queues.close();
     system = await startSystem(
-      { REDIS_URL: redis.url, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
+      {
+        ...webhookEnv([RECEIVER]),
+        REDIS_URL: redis.url,
+        ADMIN_USERNAME: ADMIN.username,
+        ADMIN_PASSWORD: ADMIN.password,
+      },
       { worker: false },
     );
     url = `${system.api}/admin/queues`;
@@ -114,9 +123,12 @@ describe('queue dashboard', () => {
     });
     const page = await admin.newPage();
     expect((await page.goto(url))?.status()).toBe(200);
-    for (const queue of Object.values(QUEUES)) {
+    for (const queue of [...Object.values(QUEUES), receiverQueueName(receiverKey(RECEIVER))]) {
       await page.getByText(queue, { exact: false }).first().waitFor({ timeout: 20_000 });
     }
+    // The receiver's queue names it as rows show it: no query value.
+    await page.getByText('webhook deliveries to http://127.0.0.1:9/hooks?token=***').first().waitFor();
+    expect(await page.locator('body').innerText()).not.toContain('receiver-token');
     // The deletion queue's card shows its three delayed jobs.
     await page
       .getByText(/delayed/i)

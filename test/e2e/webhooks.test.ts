@@ -1,4 +1,6 @@
 import { Queue } from 'bullmq';
+import { receiverKey } from '@app/shared/net/receiver-url';
+import { receiverQueueName } from '@app/shared/queue/queues';
 import { ENTRY, runProcess, waitFor } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { webhookOutage } from '../support/scenarios/webhook-outage';
@@ -198,19 +200,27 @@ describe('webhooks', () => {
     });
     await metricReaches('webhook_deliveries_undelivered', 'failing', 3);
     await metricReaches('webhook_deliveries_undelivered', 'pending', 1);
-    const queue = new Queue('webhooks', { connection: { url: redis.url } });
+    // Failed attempts are failed jobs of the receiver's own queue, which the dashboard names.
+    const own = receiverQueueName(receiverKey(target.url));
+    const queue = new Queue(own, { connection: { url: redis.url } });
     try {
       expect(await queue.getFailedCount()).toBeGreaterThan(0);
     } finally {
       await queue.close();
     }
     const basic = Buffer.from(`${ADMIN.ADMIN_USERNAME}:${ADMIN.ADMIN_PASSWORD}`).toString('base64');
-    const board = await fetch(`${system!.api}/admin/queues/api/queues?activeQueue=webhooks&status=failed`, {
+    const board = await fetch(`${system!.api}/admin/queues/api/queues?activeQueue=${own}&status=failed`, {
       headers: { authorization: `Basic ${basic}` },
     });
     expect(board.status).toBe(200);
-    const shown = (await board.json()) as { queues: { name: string; counts: { failed: number } }[] };
-    expect(shown.queues.find((q) => q.name === 'webhooks')!.counts.failed).toBeGreaterThan(0);
+    const shown = (await board.json()) as {
+      queues: { name: string; description?: string; counts: { failed: number } }[];
+    };
+    expect(shown.queues.find((q) => q.name === own)).toMatchObject({
+      description: `webhook deliveries to ${target.url}`,
+      counts: { failed: expect.any(Number) as number },
+    });
+    expect(shown.queues.find((q) => q.name === own)!.counts.failed).toBeGreaterThan(0);
 
     await target.setMode({ kind: 'redirect' });
     await waitFor('redirects to fail', async () =>
@@ -313,7 +323,8 @@ describe('webhooks', () => {
     const listed = await runProcess(ENTRY.cli, ['webhooks', 'list'], env);
     expect(listed.output).toContain(`${target.url}?token=***`);
     const basic = Buffer.from(`${ADMIN.ADMIN_USERNAME}:${ADMIN.ADMIN_PASSWORD}`).toString('base64');
-    const board = await fetch(`${system!.api}/admin/queues/api/queues?activeQueue=webhooks&status=failed`, {
+    const own = receiverQueueName(receiverKey(configured));
+    const board = await fetch(`${system!.api}/admin/queues/api/queues?activeQueue=${own}&status=failed`, {
       headers: { authorization: `Basic ${basic}` },
     });
     const metrics = await Promise.all(

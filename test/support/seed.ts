@@ -109,3 +109,28 @@ export async function seedTrash(
   );
   return Array.from({ length: count }, (_, n) => `${n.toString(16).padStart(8, '0')}${tail}`);
 }
+
+/** Videos per chunk of `seedMany`: one multi-row statement, one bulk index request, its uploads. */
+const SEED_CHUNK = 1_000;
+
+/**
+ * `seedVideos` for thousands: a chunk at a time (each one multi-row upsert, one bulk index request),
+ * so a chaos scenario seeds 20,000 videos in seconds rather than building one huge statement.
+ */
+export async function seedMany(
+  context: TestContext,
+  count: number,
+  options: SeedOptions = {},
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let from = 0; from < count; from += SEED_CHUNK) {
+    const chunk = Math.min(SEED_CHUNK, count - from);
+    ids.push(
+      ...(await seedVideos(context, chunk, {
+        ...options,
+        title: (index) => options.title?.(from + index) ?? `Seeded video ${from + index}`,
+      })),
+    );
+  }
+  return ids;
+}

@@ -5,10 +5,14 @@ import { Webhook } from 'standardwebhooks';
 /** A Standard Webhooks secret for tests: `whsec_` and the base64 of 32 bytes. */
 export const TEST_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 42).toString('base64')}`;
 
-/** How the receiver answers: 204, an error, a redirect, after a delay, or not at all (not listening). */
+/**
+ * How the receiver answers: 204, an error, a redirect, after a delay, not at all (not listening), or
+ * never (`hang`: it takes the request and keeps the connection open without an answer).
+ */
 export type ReceiverMode =
   | { kind: 'up' }
   | { kind: 'down' }
+  | { kind: 'hang' }
   | { kind: 'status'; status: number }
   | { kind: 'redirect' }
   | { kind: 'slow'; delayMs: number | (() => number) };
@@ -97,6 +101,7 @@ export async function startWebhookReceiver(secret = TEST_WEBHOOK_SECRET): Promis
       valid,
       at: Date.now(),
     });
+    if (mode.kind === 'hang') return;
     if (mode.kind === 'slow') {
       const delay = typeof mode.delayMs === 'function' ? mode.delayMs() : mode.delayMs;
       await new Promise((done) => setTimeout(done, delay));

@@ -73,11 +73,17 @@ function adminOnly(config: AppConfig, logins: DashboardLoginLimit) {
 export async function mountQueueDashboard(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const adapter = new FastifyAdapter();
   adapter.setBasePath(DASHBOARD_PATH);
+  const queues = app.get(JobQueues);
+  // Each receiver's queue says whose it is: its URL as rows show it (no credentials, no query values).
+  const receivers = new Map(queues.receiverQueues().map((receiver) => [receiver.name as string, receiver]));
   createBullBoard({
-    queues: app
-      .get(JobQueues)
-      .all()
-      .map((queue) => new BullMQAdapter(queue, { readOnlyMode: false })),
+    queues: queues.all().map((queue) => {
+      const receiver = receivers.get(queue.name);
+      return new BullMQAdapter(queue, {
+        readOnlyMode: false,
+        ...(receiver ? { description: `webhook deliveries to ${receiver.shownUrl}` } : {}),
+      });
+    }),
     serverAdapter: adapter,
   });
   // A scope of its own: the gate covers the dashboard's routes and nothing else.

@@ -18,6 +18,8 @@ import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-han
 /**
  * Runs a BullMQ worker per queue and dispatches each job to its one handler. The periodic sweeps
  * are job schedulers: upserting the same scheduler id from every worker keeps exactly one schedule.
+ * Each queue has slots of its own: erasures ERASURE_CONCURRENCY, each webhook receiver's queue
+ * WEBHOOK_CONCURRENCY, every other queue WORKER_CONCURRENCY.
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
@@ -39,7 +41,10 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const queueNames = [...new Set(Object.values(JOB_QUEUES))];
+    const queueNames: QueueName[] = [
+      ...new Set(Object.values(JOB_QUEUES)),
+      ...this.queues.receiverQueues().map((receiver) => receiver.name),
+    ];
     for (const queueName of queueNames) {
       const worker = new Worker(queueName, (job: Job, token?: string) => this.dispatch(job, token), {
         connection: bullConnection(this.config.REDIS_URL),
@@ -72,9 +77,13 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     this.scheduleCheck.unref();
   }
 
-  /** Jobs a worker runs at once from a queue: trash operations, long walks of batches, have their own. */
+  /** Jobs of the queue this process runs at once: long walks of batches and each receiver's deliveries have their own. */
   private concurrency(queueName: QueueName): number {
-    return queueName === QUEUES.trash ? this.config.TRASH_CONCURRENCY : this.config.WORKER_CONCURRENCY;
+    if (queueName === QUEUES.trash) return this.config.TRASH_CONCURRENCY;
+    if (queueName === QUEUES.erasure) return this.config.ERASURE_CONCURRENCY;
+    if (this.queues.receiverQueues().some((receiver) => receiver.name === queueName))
+      return this.config.WEBHOOK_CONCURRENCY;
+    return this.config.WORKER_CONCURRENCY;
   }
 
   /** Upserts each sweep's schedule (at start, so a changed interval applies), or only the missing ones. */

@@ -29,8 +29,10 @@ export class PurgeSweepHandler implements JobHandler<'purge-sweep'> {
       for (const id of ids) await this.queues.ensureDeletionJob(id, 0);
       result.due += ids.length;
     }
+    // Deletions already started whose job is missing (Redis lost it) are mostly bulk work's (an
+    // erasure's thousands): they wait behind due purges, as their first jobs did.
     for await (const ids of this.videos.inDeletion()) {
-      for (const id of ids) await this.queues.ensureDeletionJob(id, 0);
+      for (const id of ids) await this.queues.ensureDeletionJob(id, 0, undefined, { bulk: true });
       result.deleting += ids.length;
     }
     if (result.due + result.deleting > 0) this.logger.log(result, 'purge sweep enqueued deletions');

@@ -137,6 +137,12 @@ export const configSchema = z
     TRASH_CONCURRENCY: int(1, 64).default(1),
     /** Days a completed trash operation stays readable (`GET /api/trash-operations/{id}`) before the sweep prunes it. */
     TRASH_OPERATION_RETENTION_DAYS: int(0, 3650).default(30),
+    /**
+     * Erasures each worker process runs at once, on a queue of their own. One: each walk is a chain of
+     * transactions of BULK_BATCH_SIZE rows that feeds the deletion queue far faster than it purges,
+     * so a second walk at once would only lengthen that queue; more workers run more erasures.
+     */
+    ERASURE_CONCURRENCY: int(1, 64).default(1),
     /** Videos per transaction when the trash is restored or emptied and when an author is erased. */
     BULK_BATCH_SIZE: int(1, 5_000).default(500),
     /** Requests each caller may make per window; 0 turns rate limiting off. */
@@ -162,6 +168,11 @@ export const configSchema = z
     /** Receivers' destinations allowed although loopback, private, link-local, metadata, …; none by default. */
     WEBHOOK_ALLOWED_HOSTS: webhookAllowedHosts.default({ names: [], ranges: [] }),
     WEBHOOK_SECRET: webhookSecret.optional(),
+    /**
+     * Delivery attempts each worker process makes at once to one receiver, on that receiver's own
+     * queue: a receiver that never answers holds these slots, never another receiver's.
+     */
+    WEBHOOK_CONCURRENCY: int(1, 256).default(4),
     /** The longest one delivery attempt may take, connection to last byte read. */
     WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(5_000),
     /** The wait after a delivery's first failure; it doubles with each further failure, up to the maximum. */

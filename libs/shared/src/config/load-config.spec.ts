@@ -30,6 +30,8 @@ describe('loadConfig', () => {
       JWT_ALLOW_HS256: false,
       TRASH_CONCURRENCY: 1,
       TRASH_OPERATION_RETENTION_DAYS: 30,
+      ERASURE_CONCURRENCY: 1,
+      WEBHOOK_CONCURRENCY: 4,
     });
   });
 
@@ -76,6 +78,8 @@ describe('loadConfig', () => {
     ['WORKER_CONCURRENCY', '0'],
     ['TRASH_CONCURRENCY', '0'],
     ['TRASH_OPERATION_RETENTION_DAYS', '3651'],
+    ['ERASURE_CONCURRENCY', '0'],
+    ['WEBHOOK_CONCURRENCY', '0'],
     ['METRICS_PORT', '65536'],
     ['METRICS_REFRESH_INTERVAL_MS', '10'],
     ['JWT_ALLOW_HS256', 'yes'],

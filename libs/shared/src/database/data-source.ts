@@ -18,6 +18,7 @@ import { OutboxRetention1795651200000 } from './migrations/1795651200000-outbox-
 import { WebhookEndpointsShown1795737600000 } from './migrations/1795737600000-webhook-endpoints-shown';
 import { TrashOperations1795824000000 } from './migrations/1795824000000-trash-operations';
 import { TrashOperationEntity } from '../trash/trash-operation.entity';
+import { WebhookSweepIndex1795910400000 } from './migrations/1795910400000-webhook-sweep-index';
 
 export const ENTITIES = [
   VideoEntity,
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   OutboxRetention1795651200000,
   WebhookEndpointsShown1795737600000,
   TrashOperations1795824000000,
+  WebhookSweepIndex1795910400000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

@@ -43,6 +43,11 @@ export interface DueDelivery {
   attempts: number;
 }
 
+/** One row of the sweep's window: a pending delivery, and whether it is due and waits for no earlier one. */
+export interface WindowDelivery extends DueDelivery {
+  ready: boolean;
+}
+
 /**
  * The order rule in SQL: delivery `d` waits while an earlier delivery of an event about the same
  * subject to the same receiver has not been delivered (delivery ids follow the events' order).
@@ -50,6 +55,35 @@ export interface DueDelivery {
 const WAITS_FOR_EARLIER = `EXISTS (
   SELECT 1 FROM webhook_deliveries e
   WHERE e.endpoint_key = d.endpoint_key AND e.subject = d.subject AND e.id < d.id AND e.state <> 'delivered')`;
+
+/**
+ * The webhook sweep's read (docs/architecture.md, "One receiver cannot cost the others"): the next
+ * `limit` pending deliveries to one receiver after a position, in id order, through
+ * `idx_webhook_deliveries_receiver` (state, endpoint_key, id), so a pass reads at most `limit`
+ * rows (and their order checks) however many are pending; each says whether it is due and waits
+ * for no earlier one. Parameters: now, receiver key, position, limit. Exported for the EXPLAIN of
+ * the tests and the bench. `state` is written as a range of one value, here and in
+ * `NEXT_PENDING_RECEIVER_SQL`: with `state = 'pending'` MariaDB may pick a `ref` on the first key
+ * parts, which reads from the receiver's first pending row (or the first receiver's), not from
+ * the position; and the order names the index's columns, so the range is read in order, not sorted.
+ */
+export const SWEEP_WINDOW_SQL = `SELECT d.id, d.attempts,
+    CASE WHEN d.next_attempt_at <= ? THEN NOT ${WAITS_FOR_EARLIER} ELSE 0 END AS ready
+  FROM (
+    SELECT p.id, p.attempts, p.endpoint_key, p.subject, p.next_attempt_at
+    FROM webhook_deliveries p FORCE INDEX (idx_webhook_deliveries_receiver)
+    WHERE p.state >= 'pending' AND p.state <= 'pending' AND p.endpoint_key = ? AND p.id > ?
+    ORDER BY p.state, p.endpoint_key, p.id LIMIT ?
+  ) d
+  ORDER BY d.id`;
+
+/**
+ * The first receiver after a key that has a pending delivery: one probe of the index (MariaDB
+ * reads every pending row for a `DISTINCT`, finding no loose scan). Parameter: the key after which.
+ */
+export const NEXT_PENDING_RECEIVER_SQL = `SELECT endpoint_key AS endpointKey
+  FROM webhook_deliveries FORCE INDEX (idx_webhook_deliveries_receiver)
+  WHERE state >= 'pending' AND state <= 'pending' AND endpoint_key > ? ORDER BY state, endpoint_key LIMIT 1`;
 
 /** Plain data access for the outbox and its deliveries: no rules here, the services hold those. */
 @Injectable()
@@ -89,14 +123,37 @@ export class OutboxRepository {
     );
   }
 
-  /** Pending deliveries whose attempt is due and that wait for no earlier one, oldest first. */
-  dueHeads(now: Date, limit: number): Promise<DueDelivery[]> {
-    return this.dataSource.query(
-      `SELECT d.id, d.attempts FROM webhook_deliveries d
-       WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND NOT ${WAITS_FOR_EARLIER}
-       ORDER BY d.id LIMIT ?`,
-      [now, limit],
+  /**
+   * The receivers with pending deliveries, one probe of `idx_webhook_deliveries_receiver` each
+   * (`NEXT_PENDING_RECEIVER_SQL`): a `DISTINCT` would read every pending row.
+   */
+  async pendingReceivers(): Promise<string[]> {
+    const keys: string[] = [];
+    for (;;) {
+      const [row]: { endpointKey: string }[] = await this.dataSource.query(NEXT_PENDING_RECEIVER_SQL, [
+        keys.at(-1) ?? '',
+      ]);
+      if (!row) return keys;
+      keys.push(row.endpointKey);
+    }
+  }
+
+  /** The sweep's window of one receiver's pending deliveries after `afterId` (`SWEEP_WINDOW_SQL`). */
+  async sweepWindow(
+    endpointKey: string,
+    afterId: string,
+    limit: number,
+    now: Date,
+  ): Promise<WindowDelivery[]> {
+    const rows: { id: string; attempts: number; ready: number | string }[] = await this.dataSource.query(
+      SWEEP_WINDOW_SQL,
+      [now, endpointKey, afterId, limit],
     );
+    return rows.map((row) => ({
+      id: String(row.id),
+      attempts: row.attempts,
+      ready: Number(row.ready) === 1,
+    }));
   }
 
   /** The next delivery to the same receiver about the same subject, if it no longer waits and is due. */

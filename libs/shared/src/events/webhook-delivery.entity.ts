@@ -11,6 +11,7 @@ export type DeliveryState = 'pending' | 'delivered' | 'dead';
 @Index('idx_webhook_deliveries_due', ['state', 'nextAttemptAt'])
 @Index('idx_webhook_deliveries_order', ['endpointKey', 'subject', 'id'])
 @Index('idx_webhook_deliveries_settled', ['state', 'lastAttemptAt'])
+@Index('idx_webhook_deliveries_receiver', ['state', 'endpointKey', 'id'])
 export class WebhookDeliveryEntity {
   /** Creation order, which is the order of the events per subject. */
   @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })

@@ -1,9 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { receiverKey, shownUrl } from '../net/receiver-url';
 import type { JobQueues } from '../queue/job-queues.service';
-import type { DeliveryToSend, DueDelivery, OutboxRepository } from './outbox.repository';
+import type { DeliveryToSend, DueDelivery, OutboxRepository, WindowDelivery } from './outbox.repository';
 import type { PostResult, WebhookClient } from './webhook.client';
-import { WebhookDeliveryService } from './webhook-delivery.service';
+import { SWEEP_WINDOW, WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookSigner } from './webhook-signer';
 
 const HOUR = 3_600_000;
@@ -28,6 +28,7 @@ function delivery(id: string, changes: Partial<DeliveryToSend> = {}): DeliveryTo
 
 /** The deliveries table in memory, with the repository's order rule and conditional writes. */
 function setUp(rows: DeliveryToSend[], answers: PostResult[] = [], receivers = [RECEIVER]) {
+  const windows: { endpointKey: string; afterId: string; limit: number }[] = [];
   const table = new Map(rows.map((row) => [row.id, { ...row, nextAttemptAt: 0 }]));
   const enqueued: string[] = [];
   const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -45,10 +46,25 @@ function setUp(rows: DeliveryToSend[], answers: PostResult[] = [], receivers = [
     [...table.values()]
       .filter((row) => row.state === 'pending' && row.nextAttemptAt <= now.getTime() && !waits(row.id))
       .map((row) => ({ id: row.id, attempts: row.attempts }));
+  const pending = () => [...table.values()].filter((row) => row.state === 'pending');
   const outbox = {
     findToSend: (id: string) => Promise.resolve(table.get(id)),
     waitsForEarlier: (id: string) => Promise.resolve(waits(id)),
-    dueHeads: (now: Date) => Promise.resolve(due(now)),
+    pendingReceivers: () => Promise.resolve([...new Set(pending().map((row) => row.endpointKey))]),
+    sweepWindow: (endpointKey: string, afterId: string, limit: number, now: Date) => {
+      windows.push({ endpointKey, afterId, limit });
+      return Promise.resolve(
+        pending()
+          .filter((row) => row.endpointKey === endpointKey && Number(row.id) > Number(afterId))
+          .sort((a, b) => Number(a.id) - Number(b.id))
+          .slice(0, limit)
+          .map((row): WindowDelivery => ({
+            id: row.id,
+            attempts: row.attempts,
+            ready: row.nextAttemptAt <= now.getTime() && !waits(row.id),
+          })),
+      );
+    },
     nextHead: (after: DeliveryToSend, now: Date) =>
       Promise.resolve(due(now).find((row) => Number(row.id) > Number(after.id))),
     markDelivered: (id: string, attempts: number) => {
@@ -76,7 +92,12 @@ function setUp(rows: DeliveryToSend[], answers: PostResult[] = [], receivers = [
     },
   };
   const queues = {
-    ensureDeliveryJob: (id: string, attempt: number, delayMs: number) => {
+    ensureDeliveryJob: (
+      { id, endpointKey }: { id: string; endpointKey: string },
+      attempt: number,
+      delayMs: number,
+    ) => {
+      if (endpointKey !== table.get(id)!.endpointKey) throw new Error(`${id} enqueued for another receiver`);
       enqueued.push(`${id}#${attempt}${delayMs > 0 ? ' later' : ''}`);
       return Promise.resolve();
     },
@@ -93,7 +114,7 @@ function setUp(rows: DeliveryToSend[], answers: PostResult[] = [], receivers = [
       WEBHOOK_RETRY_WINDOW_MS: 72 * HOUR,
     },
   );
-  return { service, table, sent, enqueued };
+  return { service, table, sent, enqueued, windows };
 }
 
 describe('WebhookDeliveryService', () => {
@@ -120,13 +141,46 @@ describe('WebhookDeliveryService', () => {
       delivery('4', { endpointKey: 'other', endpoint: RECEIVER }),
     ]);
     await service.sweep();
-    expect(enqueued).toEqual(['1#0', '3#0', '4#0']);
+    // Each receiver is swept on its own, at once: the order across receivers is not kept.
+    expect(enqueued.sort()).toEqual(['1#0', '3#0', '4#0']);
     expect(await service.attempt('2', 0)).toEqual({ kind: 'skipped', reason: 'waiting' });
     expect(sent).toEqual([]);
     expect(await service.attempt('1', 0)).toEqual({ kind: 'delivered' });
     expect(enqueued.at(-1)).toBe('2#0');
     expect(await service.attempt('2', 0)).toEqual({ kind: 'delivered' });
     expect(table.get('2')!.state).toBe('delivered');
+  });
+
+  it('sweeps each receiver a bounded window per pass, moving on, so a backlog costs no more per pass and hides nothing', async () => {
+    const down = 'receiver-down';
+    const backlog = Array.from({ length: 2 * SWEEP_WINDOW + 200 }, (_, n) =>
+      delivery(String(n + 1), { subject: `video-${n}`, endpointKey: down }),
+    );
+    const { service, table, enqueued, windows } = setUp([
+      ...backlog,
+      delivery('9001', { subject: 'video-healthy' }),
+    ]);
+    // The receiver that is down: every delivery waits for its retry, but one.
+    for (const row of table.values()) if (row.endpointKey === down) row.nextAttemptAt = Date.now() + HOUR;
+    const dueOne = String(2 * SWEEP_WINDOW + 100);
+    table.get(dueOne)!.nextAttemptAt = 0;
+    const passes: string[][] = [];
+    for (let pass = 0; pass < 4; pass += 1) {
+      enqueued.length = 0;
+      await service.sweep();
+      passes.push([...enqueued].sort());
+    }
+    // The healthy receiver's delivery is found on every pass; the due one of the backlog on the
+    // pass whose window holds it; the windows move on and start again after the last.
+    expect(passes).toEqual([['9001#0'], ['9001#0'], [`${dueOne}#0`, '9001#0'].sort(), ['9001#0']]);
+    const downWindows = windows.filter((window) => window.endpointKey === down);
+    expect(downWindows.map((window) => window.afterId)).toEqual([
+      '0',
+      String(SWEEP_WINDOW),
+      String(2 * SWEEP_WINDOW),
+      '0',
+    ]);
+    expect(windows.every((window) => window.limit === SWEEP_WINDOW)).toBe(true);
   });
 
   it('retries a failed attempt later, and the later event keeps waiting for it', async () => {

@@ -3,6 +3,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
 import { receiverKey } from '../net/receiver-url';
+import { eachLimited } from '../util/each-limited';
 import { withTimeout } from '../util/with-timeout';
 import { OutboxRepository } from './outbox.repository';
 import { WebhookClient } from './webhook.client';
@@ -19,8 +20,13 @@ export type AttemptOutcome =
   /** Nothing to do: delivered or attempted meanwhile, or an earlier event to this receiver is still on its way. */
   | { kind: 'skipped'; reason: 'stale' | 'waiting' };
 
-/** Due deliveries enqueued per sweep; the next sweep takes the rest. */
-const SWEEP_BATCH = 500;
+/**
+ * Pending deliveries of one receiver the sweep reads per pass: its cost per pass is bounded by this,
+ * not by the backlog (a receiver down for hours may have 100,000). The next pass reads the next window.
+ */
+export const SWEEP_WINDOW = 500;
+/** Queue calls made at once by a pass, per receiver. */
+const SWEEP_QUEUE_CONCURRENCY = 16;
 
 /**
  * Works off the outbox: one attempt of one delivery at a time, in order per subject and receiver.
@@ -33,6 +39,8 @@ export class WebhookDeliveryService {
   /** Each configured URL by its key: rows hold the URL without credentials, sending needs them. */
   private readonly receivers: Map<string, string>;
   private readonly policy: RetryPolicy;
+  /** Where each receiver's next sweep window starts (a delivery id; '0' from the first). Per process. */
+  private readonly windows = new Map<string, string>();
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -53,11 +61,34 @@ export class WebhookDeliveryService {
     };
   }
 
-  /** Enqueues every delivery that is due and waits for no earlier one. Returns how many. */
+  /**
+   * One pass: for each receiver with pending deliveries, at once, reads a window of SWEEP_WINDOW of
+   * them and enqueues those due that wait for no earlier one (on the receiver's queue). Windows move
+   * on from pass to pass and start again from the first after the last, so every pending delivery is
+   * looked at within (backlog / SWEEP_WINDOW) passes, and a pass costs the same whatever the backlog.
+   * Returns how many it enqueued.
+   */
   async sweep(): Promise<number> {
-    const due = await this.outbox.dueHeads(new Date(), SWEEP_BATCH);
-    for (const delivery of due) await this.queues.ensureDeliveryJob(delivery.id, delivery.attempts, 0);
-    return due.length;
+    const now = new Date();
+    const receivers = await this.outbox.pendingReceivers();
+    const enqueued = await Promise.all(receivers.map((endpointKey) => this.sweepReceiver(endpointKey, now)));
+    return enqueued.reduce((sum, n) => sum + n, 0);
+  }
+
+  private async sweepReceiver(endpointKey: string, now: Date): Promise<number> {
+    const window = await this.outbox.sweepWindow(
+      endpointKey,
+      this.windows.get(endpointKey) ?? '0',
+      SWEEP_WINDOW,
+      now,
+    );
+    // A short window reached the last pending delivery: the next pass starts from the first again.
+    this.windows.set(endpointKey, window.length < SWEEP_WINDOW ? '0' : window.at(-1)!.id);
+    const ready = window.filter((delivery) => delivery.ready);
+    await eachLimited(ready, SWEEP_QUEUE_CONCURRENCY, (delivery) =>
+      this.queues.ensureDeliveryJob({ id: delivery.id, endpointKey }, delivery.attempts, 0),
+    );
+    return ready.length;
   }
 
   /** Makes one attempt, if `attempt` is still the delivery's next one and its turn has come. */
@@ -83,7 +114,7 @@ export class WebhookDeliveryService {
       await this.outbox.markDelivered(deliveryId, attempt, now);
       // The next event about the same subject to this receiver may go now, without waiting for the sweep.
       const next = await this.outbox.nextHead(delivery, now);
-      if (next) await this.prompt(next.id, next.attempts, 0);
+      if (next) await this.prompt({ id: next.id, endpointKey: delivery.endpointKey }, next.attempts, 0);
       return { kind: 'delivered' };
     }
     const nextAt = nextAttemptAfterFailure(
@@ -93,18 +124,22 @@ export class WebhookDeliveryService {
     );
     await this.outbox.markFailed(deliveryId, attempt, { now, error: result.error, next: nextAt });
     if (!nextAt) return { kind: 'dead', error: result.error };
-    await this.prompt(deliveryId, attempt + 1, nextAt.getTime() - now.getTime());
+    await this.prompt(delivery, attempt + 1, nextAt.getTime() - now.getTime());
     return { kind: 'failed', error: result.error };
   }
 
   /** Queues an attempt; if Redis does not take it, the sweep finds the delivery due in MySQL. */
-  private async prompt(deliveryId: string, attempt: number, delayMs: number): Promise<void> {
+  private async prompt(
+    delivery: { id: string; endpointKey: string },
+    attempt: number,
+    delayMs: number,
+  ): Promise<void> {
     await withTimeout(
-      this.queues.ensureDeliveryJob(deliveryId, attempt, delayMs),
+      this.queues.ensureDeliveryJob(delivery, attempt, delayMs),
       QUEUE_TIMEOUT_MS,
       'queue deliver-webhook',
     ).catch((error: unknown) =>
-      this.logger.warn(`delivery ${deliveryId} attempt ${attempt} left to the sweep: ${String(error)}`),
+      this.logger.warn(`delivery ${delivery.id} attempt ${attempt} left to the sweep: ${String(error)}`),
     );
   }
 }

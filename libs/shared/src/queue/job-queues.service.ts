@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { Queue, type JobsOptions } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { receiverKey, shownUrl } from '../net/receiver-url';
 import { bullConnection } from '../redis/redis';
 import { withTimeout } from '../util/with-timeout';
 import {
@@ -14,7 +15,7 @@ import {
   type JobName,
   type JobPayloads,
 } from './jobs';
-import { QUEUES, type QueueName } from './queues';
+import { QUEUES, receiverQueueName, type QueueName, type ReceiverQueueName } from './queues';
 
 /**
  * The longest a request waits for Redis to take a job. Nothing depends on a job alone: the sweeps
@@ -43,6 +44,20 @@ const OPERATION_JOB_OPTIONS: JobsOptions = {
 };
 
 /**
+ * Deletion jobs of bulk work (an erasure, an emptied trash) wait behind every other deletion that is
+ * due: BullMQ runs jobs without a priority before prioritized ones, so a purge falling due and a
+ * single permanent delete overtake thousands of an erasure's deletions instead of queueing behind them.
+ */
+export const BULK_DELETION_PRIORITY = 10;
+
+/** A configured webhook receiver's queue, and the receiver as rows may show it (no credentials). */
+export interface ReceiverQueue {
+  endpointKey: string;
+  name: ReceiverQueueName;
+  shownUrl: string;
+}
+
+/**
  * Exponential backoff with full jitter between half and the whole step, capped at 5 minutes, so
  * many failing deletions do not retry in lockstep against a struggling store.
  */
@@ -56,9 +71,23 @@ export function jitteredBackoff(attemptsMade: number, baseMs = 1_000, random = M
 export class JobQueues implements OnApplicationShutdown {
   private readonly logger = new Logger(JobQueues.name);
   private readonly queues = new Map<QueueName, Queue>();
+  /** Each configured receiver's queue, by the receiver's key. */
+  private readonly receivers = new Map<string, ReceiverQueue>();
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    for (const name of Object.values(QUEUES)) {
+  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'REDIS_URL' | 'WEBHOOK_URLS'>) {
+    for (const url of config.WEBHOOK_URLS) {
+      const endpointKey = receiverKey(url);
+      this.receivers.set(endpointKey, {
+        endpointKey,
+        name: receiverQueueName(endpointKey),
+        shownUrl: shownUrl(url),
+      });
+    }
+    const names = [
+      ...Object.values(QUEUES),
+      ...[...this.receivers.values()].map((receiver) => receiver.name),
+    ];
+    for (const name of names) {
       this.queues.set(name, new Queue(name, { connection: bullConnection(config.REDIS_URL) }));
     }
   }
@@ -69,6 +98,16 @@ export class JobQueues implements OnApplicationShutdown {
 
   all(): Queue[] {
     return [...this.queues.values()];
+  }
+
+  /** The configured receivers' queues (`WEBHOOK_URLS`), one per receiver. */
+  receiverQueues(): ReceiverQueue[] {
+    return [...this.receivers.values()];
+  }
+
+  /** Where a delivery to this receiver runs: its own queue, or the shared one if it is no longer configured. */
+  deliveryQueue(endpointKey: string): Queue {
+    return this.queue(this.receivers.get(endpointKey)?.name ?? JOB_QUEUES['deliver-webhook']);
   }
 
   async add<N extends JobName>(name: N, payload: JobPayloads[N], options: JobsOptions = {}): Promise<void> {
@@ -102,9 +141,15 @@ export class JobQueues implements OnApplicationShutdown {
   /**
    * Makes sure a deletion job for the video will run after `delayMs`: adds it, moves an existing
    * delayed job to the new time, or retries a failed one. Safe to call any number of times, from
-   * any number of processes: the job id is the video's.
+   * any number of processes: the job id is the video's. A `bulk` deletion to run now waits behind
+   * every other due deletion (`BULK_DELETION_PRIORITY`); a purge scheduled for later never does.
    */
-  async ensureDeletionJob(videoId: string, delayMs: number, requestId?: string): Promise<void> {
+  async ensureDeletionJob(
+    videoId: string,
+    delayMs: number,
+    requestId?: string,
+    { bulk = false }: { bulk?: boolean } = {},
+  ): Promise<void> {
     const queue = this.queue(JOB_QUEUES['delete-video']);
     const jobId = deletionJobId(videoId);
     const existing = await queue.getJob(jobId);
@@ -134,17 +179,27 @@ export class JobQueues implements OnApplicationShutdown {
     await queue.add(
       'delete-video',
       { videoId, ...(requestId ? { requestId } : {}) } satisfies JobPayloads['delete-video'],
-      { ...DELETION_JOB_OPTIONS, jobId, delay: Math.max(0, delayMs) },
+      {
+        ...DELETION_JOB_OPTIONS,
+        jobId,
+        delay: Math.max(0, delayMs),
+        ...(bulk && delayMs <= 0 ? { priority: BULK_DELETION_PRIORITY } : {}),
+      },
     );
   }
 
   /**
    * Makes sure one attempt of a webhook delivery will run after `delayMs`. A job of that attempt
    * that has already ended (a worker killed mid-attempt, an attempt that found its turn not yet
-   * come) is replaced: MySQL says the attempt is still to be made.
+   * come) is replaced: MySQL says the attempt is still to be made. It runs on the receiver's queue.
    */
-  async ensureDeliveryJob(deliveryId: string, attempt: number, delayMs: number): Promise<void> {
-    const queue = this.queue(JOB_QUEUES['deliver-webhook']);
+  async ensureDeliveryJob(
+    delivery: { id: string; endpointKey: string },
+    attempt: number,
+    delayMs: number,
+  ): Promise<void> {
+    const deliveryId = delivery.id;
+    const queue = this.deliveryQueue(delivery.endpointKey);
     const jobId = deliveryJobId(deliveryId, attempt);
     const existing = await queue.getJob(jobId);
     if (existing) {

@@ -32,6 +32,10 @@ export interface JobPayloads {
 
 export type JobName = keyof JobPayloads;
 
+/**
+ * Each job's home queue. `deliver-webhook` runs on its receiver's queue (`receiverQueueName`), this
+ * one only for receivers no longer configured.
+ */
 export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   'delete-video': QUEUES.deletion,
   'sync-video': QUEUES.index,
@@ -41,7 +45,7 @@ export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   'orphan-sweep': QUEUES.maintenance,
   'deliver-webhook': QUEUES.webhooks,
   'webhook-sweep': QUEUES.webhooks,
-  'erase-author': QUEUES.deletion,
+  'erase-author': QUEUES.erasure,
   'erasure-sweep': QUEUES.maintenance,
   'outbox-prune': QUEUES.maintenance,
   'trash-operation': QUEUES.trash,

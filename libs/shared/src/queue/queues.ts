@@ -3,10 +3,23 @@ export const QUEUES = {
   deletion: 'video-deletion',
   index: 'video-index',
   maintenance: 'maintenance',
-  /** Webhook deliveries: a receiver that is down fills this one only. */
+  /** The webhook sweep; each receiver's deliveries have a queue of their own (`receiverQueueName`). */
   webhooks: 'webhooks',
   /** Restoring or emptying a whole trash: a big one never holds back deletions or other jobs. */
   trash: 'trash-operations',
+  /** Author erasures: a few long walks, on slots of their own (ERASURE_CONCURRENCY), so purges keep their schedule. */
+  erasure: 'erasures',
 } as const;
 
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+/**
+ * A webhook receiver's own queue for its deliveries, so a receiver that is down or slow fills and
+ * holds only its own (`webhooks` keeps the sweep and deliveries to receivers no longer configured).
+ */
+export type ReceiverQueueName = `webhooks-${string}`;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES] | ReceiverQueueName;
+
+/** The queue of the receiver with this key (64 hex digits); 16 of them name it, as Redis keys and the dashboard show it. */
+export function receiverQueueName(endpointKey: string): ReceiverQueueName {
+  return `webhooks-${endpointKey.slice(0, 16)}`;
+}

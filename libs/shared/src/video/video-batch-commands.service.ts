@@ -97,7 +97,7 @@ export class VideoBatchCommands {
       effects.map((effect) => ({ id: before.id, next, effect })),
     );
     await eachLimited(jobs, QUEUE_CONCURRENCY, ({ id, next, effect }) =>
-      queueEffect(this.queues, id, effect, next, now, requestId),
+      queueEffect(this.queues, id, effect, next, now, requestId, true),
     ).catch((error: unknown) =>
       this.logger.warn(`jobs for a batch of ${changes.length} deferred to the sweep: ${String(error)}`),
     );

@@ -6,6 +6,7 @@ import type { Effect, NextState } from './video-lifecycle';
  * Asks the queue for the job one effect of a decision calls for: a purge scheduled at `purgeAt`, a
  * deletion now, or a cancelled purge. The row already holds the intent, so the job only makes it
  * prompt; the call gives up after QUEUE_TIMEOUT_MS rather than hold its caller while Redis is away.
+ * A `bulk` caller's (an erasure's, the trash's) deletions wait behind every other due deletion.
  */
 export function queueEffect(
   queues: JobQueues,
@@ -14,6 +15,7 @@ export function queueEffect(
   next: Pick<NextState, 'purgeAt'>,
   now: Date,
   requestId?: string,
+  bulk = false,
 ): Promise<unknown> {
   const action =
     effect === 'cancel_purge'
@@ -22,6 +24,7 @@ export function queueEffect(
           id,
           effect === 'schedule_purge' ? (next.purgeAt?.getTime() ?? now.getTime()) - now.getTime() : 0,
           requestId,
+          { bulk },
         );
   return withTimeout(action, QUEUE_TIMEOUT_MS, `queue ${effect}`);
 }

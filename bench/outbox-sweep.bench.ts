@@ -1,0 +1,194 @@
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '@app/shared/config/config.schema';
+import { dataSourceOptions } from '@app/shared/database/data-source';
+import { endpointOf } from '@app/shared/events/outbox.service';
+import { OutboxRepository, SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
+import { WebhookClient } from '@app/shared/events/webhook.client';
+import { SWEEP_WINDOW, WebhookDeliveryService } from '@app/shared/events/webhook-delivery.service';
+import { WebhookSigner } from '@app/shared/events/webhook-signer';
+import type { JobQueues } from '@app/shared/queue/job-queues.service';
+import { percentile } from './lib/stats';
+
+/** One way of finding due deliveries, measured over a number of passes at one backlog. */
+export interface SweepPasses {
+  passes: number;
+  p50Ms: number;
+  maxMs: number;
+  /** Rows InnoDB read per pass (the session's Handler_read_* counters), on average. */
+  rowsRead: number;
+  /** Deliveries the pass found to send, on average. */
+  found: number;
+}
+
+export interface OutboxSweepBench {
+  backlogs: {
+    backlog: number;
+    fillSeconds: number;
+    /** The sweep as it is: a window of SWEEP_WINDOW per receiver (`WebhookDeliveryService.sweep`). */
+    window: SweepPasses;
+    /** The query every pass made before: every due row, its order checked, sorted, the first 500 taken. */
+    before: SweepPasses;
+  }[];
+  /** EXPLAIN of the window's query at the largest backlog: one line per table access. */
+  explain: string[];
+}
+
+const DOWN = endpointOf('http://receiver-down.bench/hooks');
+const HEALTHY = endpointOf('http://receiver-healthy.bench/hooks');
+/** Events per video in the backlog: each video's first is retried, the others wait for it. */
+const EVENTS_PER_VIDEO = 5;
+/** Deliveries to the healthy receiver waiting beside the backlog (recorded a moment ago). */
+const HEALTHY_PENDING = 20;
+const FILL_BATCH = 100_000;
+
+/** The previous sweep's query (`dueHeads`, before issue 29), kept here as the baseline. */
+const BEFORE_SQL = `SELECT d.id, d.attempts FROM webhook_deliveries d
+  WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND NOT EXISTS (
+    SELECT 1 FROM webhook_deliveries e
+    WHERE e.endpoint_key = d.endpoint_key AND e.subject = d.subject AND e.id < d.id AND e.state <> 'delivered')
+  ORDER BY d.id LIMIT ?`;
+
+/**
+ * A receiver down for hours: `backlog` undelivered events to it, five per video, all past their
+ * time: each video's first has failed and waits for its retry (one in fifty's retry time has come),
+ * the others wait for it. Beside them a few for a healthy receiver. Written by MariaDB's sequence engine.
+ */
+async function fill(dataSource: DataSource, backlog: number): Promise<void> {
+  await dataSource.query('TRUNCATE TABLE webhook_deliveries');
+  await dataSource.query('TRUNCATE TABLE outbox_events');
+  const total = backlog + HEALTHY_PENDING;
+  for (let from = 1; from <= total; from += FILL_BATCH) {
+    await dataSource.query(
+      `INSERT INTO outbox_events (id, type, subject, author_id, body, occurred_at)
+       SELECT UUID(), 'video.soft_deleted', CONCAT('bench-video-', (s.seq - 1) DIV ${EVENTS_PER_VIDEO}), 'bench-author',
+         '{"type":"video.soft_deleted"}', NOW(3) - INTERVAL 2 HOUR + INTERVAL s.seq MICROSECOND
+       FROM seq_1_to_${total} s WHERE s.seq BETWEEN ? AND ?`,
+      [from, Math.min(total, from + FILL_BATCH - 1)],
+    );
+  }
+  // The last HEALTHY_PENDING events go to the healthy receiver, the others to the one that is down.
+  const [last] = await dataSource.query<{ seq: string }[]>('SELECT MAX(seq) AS seq FROM outbox_events');
+  const healthyFrom = Number(last!.seq) - HEALTHY_PENDING;
+  for (let from = 1; from <= Number(last!.seq); from += FILL_BATCH) {
+    await dataSource.query(
+      `INSERT INTO webhook_deliveries (event_id, endpoint, endpoint_key, subject, state, attempts, next_attempt_at)
+       SELECT o.id, IF(o.seq > ?, ?, ?), IF(o.seq > ?, ?, ?), o.subject, 'pending', 0, o.occurred_at
+       FROM outbox_events o WHERE o.seq BETWEEN ? AND ? ORDER BY o.seq`,
+      [healthyFrom, HEALTHY.url, DOWN.url, healthyFrom, HEALTHY.key, DOWN.key, from, from + FILL_BATCH - 1],
+    );
+  }
+  // Each video's first delivery (ids follow the events: every fifth from the first) has failed.
+  await dataSource.query(
+    `UPDATE webhook_deliveries SET attempts = 6, first_failed_at = NOW(3) - INTERVAL 1 HOUR,
+       next_attempt_at = IF(id % ${EVENTS_PER_VIDEO * 50} = 1, NOW(3) - INTERVAL 1 SECOND, NOW(3) + INTERVAL 1 HOUR)
+     WHERE endpoint_key = ? AND id % ${EVENTS_PER_VIDEO} = 1`,
+    [DOWN.key],
+  );
+  await dataSource.query('ANALYZE TABLE webhook_deliveries');
+}
+
+/** Rows the session's handler has read so far. */
+async function rowsRead(dataSource: DataSource): Promise<number> {
+  const rows = await dataSource.query<{ Variable_name: string; Value: string }[]>(
+    "SHOW SESSION STATUS LIKE 'Handler_read%'",
+  );
+  return rows.reduce((sum, row) => sum + Number(row.Value), 0);
+}
+
+/** Times `pass` `passes` times on the one connection of `dataSource`, counting the rows each read. */
+async function measure(
+  dataSource: DataSource,
+  passes: number,
+  pass: () => Promise<number>,
+): Promise<SweepPasses> {
+  // What reading the counters itself reads, taken off every pass.
+  const a = await rowsRead(dataSource);
+  const counting = (await rowsRead(dataSource)) - a;
+  const times: number[] = [];
+  let read = 0;
+  let found = 0;
+  await pass(); // warm-up: the buffer pool, the statement cache
+  for (let n = 0; n < passes; n += 1) {
+    const before = await rowsRead(dataSource);
+    const t0 = performance.now();
+    found += await pass();
+    times.push(performance.now() - t0);
+    read += (await rowsRead(dataSource)) - before - counting;
+  }
+  times.sort((x, y) => x - y);
+  return {
+    passes,
+    p50Ms: percentile(times, 50),
+    maxMs: times.at(-1)!,
+    rowsRead: read / passes,
+    found: found / passes,
+  };
+}
+
+/**
+ * The webhook sweep's cost per pass at a small and a large backlog of due deliveries to a receiver
+ * that is down, for the sweep as it is (bounded windows through `idx_webhook_deliveries_receiver`)
+ * and for the query it replaced. The database is the bench's; one connection, so the session's
+ * counters are the pass's. The queue is a stub that counts: Redis is not what is measured.
+ */
+export async function benchOutboxSweep(
+  config: AppConfig,
+  { backlogs, passes }: { backlogs: number[]; passes: number },
+): Promise<OutboxSweepBench> {
+  const dataSource = new DataSource({ ...dataSourceOptions(config), poolSize: 1 } as DataSourceOptions);
+  await dataSource.initialize();
+  try {
+    const outbox = new OutboxRepository(dataSource);
+    let enqueued = 0;
+    const queues = {
+      ensureDeliveryJob: () => {
+        enqueued += 1;
+        return Promise.resolve();
+      },
+    } as unknown as JobQueues;
+    const results: OutboxSweepBench['backlogs'] = [];
+    let explain: string[] = [];
+    for (const backlog of backlogs) {
+      const filled = performance.now();
+      await fill(dataSource, backlog);
+      const fillSeconds = (performance.now() - filled) / 1000;
+      // A fresh service per backlog: its windows start from the first delivery.
+      const service = new WebhookDeliveryService(
+        outbox,
+        undefined as unknown as WebhookClient,
+        new WebhookSigner({ WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` }),
+        queues,
+        {
+          WEBHOOK_URLS: [],
+          WEBHOOK_RETRY_BASE_MS: 5_000,
+          WEBHOOK_RETRY_MAX_MS: 7_200_000,
+          WEBHOOK_RETRY_WINDOW_MS: 259_200_000,
+        },
+      );
+      const window = await measure(dataSource, passes, async () => {
+        enqueued = 0;
+        await service.sweep();
+        return enqueued;
+      });
+      const before = await measure(
+        dataSource,
+        Math.max(3, Math.round(passes / 4)),
+        async () => (await dataSource.query<unknown[]>(BEFORE_SQL, [new Date(), SWEEP_WINDOW])).length,
+      );
+      results.push({ backlog, fillSeconds, window, before });
+      const plan = await dataSource.query<Record<string, string | number | null>[]>(
+        `EXPLAIN ${SWEEP_WINDOW_SQL}`,
+        [new Date(), DOWN.key, '0', SWEEP_WINDOW],
+      );
+      explain = plan.map(
+        (row) =>
+          `${String(row.select_type)} ${String(row.table)}: type ${String(row.type)}, key ${String(row.key)}, rows ${String(row.rows)}${row.Extra ? `, ${String(row.Extra)}` : ''}`,
+      );
+    }
+    await dataSource.query('TRUNCATE TABLE webhook_deliveries');
+    await dataSource.query('TRUNCATE TABLE outbox_events');
+    return { backlogs: results, explain };
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,19 @@
+import { erasuresBesidePurges } from '../support/scenarios/erasures-beside-purges';
+
+/**
+ * Issue 29's erasures beside purges in miniature; `npm run chaos` runs 4 × 5,000 beside 1,000
+ * purges and holds each purge to 60 s. Here: the same flood, smaller, without a time goal.
+ */
+describe('large erasures beside purges falling due', () => {
+  it('runs every due purge ahead of the erasures’ waiting deletions, and completes everything once', async () => {
+    const report = await erasuresBesidePurges({
+      erasures: 4,
+      videosPerErasure: 300,
+      purges: 60,
+      firstPurgeAfterMs: 3_000,
+      purgeSpreadMs: 6_000,
+      timeoutMs: 180_000,
+    });
+    expect(report.violations).toEqual([]);
+  }, 300_000);
+});
