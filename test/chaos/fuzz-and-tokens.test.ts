@@ -37,7 +37,11 @@ describe('chaos: fuzzing and token attacks', () => {
       const result = await run(
         process.execPath,
         [resolve(ROOT, 'node_modules/.bin/jest'), '--selectProjects', 'e2e', '--runInBand', file],
-        { cwd: ROOT, env: { ...process.env, FUZZ_RUNS: '10000', BOUNDARY_RUNS: '1200' }, maxBuffer: 64 * 2 ** 20 },
+        {
+          cwd: ROOT,
+          env: { ...process.env, FUZZ_RUNS: '10000', BOUNDARY_RUNS: '1200' },
+          maxBuffer: 64 * 2 ** 20,
+        },
       ).then(
         (r) => ({ ok: true, output: r.stderr + r.stdout }),
         (error: { stderr?: string; stdout?: string }) => ({
