@@ -10,6 +10,7 @@ const ORDER = [
   'MySQL restart',
   'fuzzing',
   'token attacks',
+  'boundaries',
   'soak',
   'webhook receiver outage',
   'erasure storm',
