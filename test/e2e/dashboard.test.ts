@@ -126,9 +126,16 @@ describe('queue dashboard', () => {
     for (const queue of [...Object.values(QUEUES), receiverQueueName(receiverKey(RECEIVER))]) {
       await page.getByText(queue, { exact: false }).first().waitFor({ timeout: 20_000 });
     }
-    // The receiver's queue names it as rows show it: no query value.
-    await page.getByText('webhook deliveries to http://127.0.0.1:9/hooks?token=***').first().waitFor();
     expect(await page.locator('body').innerText()).not.toContain('receiver-token');
+    // The receiver's queue page names it as rows show it: no query value.
+    const receiverPage = await admin.newPage();
+    await receiverPage.goto(`${url}/queue/${encodeURIComponent(receiverQueueName(receiverKey(RECEIVER)))}`);
+    await receiverPage
+      .getByText('webhook deliveries to http://127.0.0.1:9/hooks?token=***')
+      .first()
+      .waitFor();
+    expect(await receiverPage.locator('body').innerText()).not.toContain('receiver-token');
+    await receiverPage.close();
     // The deletion queue's card shows its three delayed jobs.
     await page
       .getByText(/delayed/i)
