@@ -49,55 +49,49 @@ function trimmedText(length: number): fc.Arbitrary<string> {
 
 const padding = fc.constantFrom('', ' ', '  ', '\t ');
 
-/** Lengths at and around a range's ends, and any in between. */
-function lengthsAround(
-  min: number,
-  max: number,
-): { inside: fc.Arbitrary<number>; outside: fc.Arbitrary<number> } {
+/** Numbers at and around a range's ends, and any in between (`inside`); just past its top, and beyond (`outside`). */
+function around(min: number, max: number): { inside: fc.Arbitrary<number>; outside: fc.Arbitrary<number> } {
   return {
     inside: fc.oneof(fc.constantFrom(min, min + 1, max - 1, max), fc.integer({ min, max })),
     outside: fc.oneof(fc.constantFrom(max + 1, max + 2), fc.integer({ min: max + 1, max: max * 4 })),
   };
 }
 
-/** A text parameter the contract trims, then bounds to `min`–`max` characters; `required` or not. */
-export function trimmedParam(min: number, max: number, required: boolean): fc.Arbitrary<Arg> {
-  const { inside, outside } = lengthsAround(min, max);
+/** A required text parameter the contract trims, then bounds to `min`–`max` characters. */
+export function requiredText(min: number, max: number): fc.Arbitrary<Arg> {
+  const { inside, outside } = around(min, max);
   return fc.oneof(
     {
       weight: 4,
       arbitrary: fc.tuple(padding, inside.chain(trimmedText), padding).map(([a, t, b]) => ok(a + t + b)),
     },
     { weight: 2, arbitrary: outside.chain(trimmedText).map(bad) },
-    { weight: 1, arbitrary: padding.map(bad) },
-    { weight: 1, arbitrary: fc.constant(bad('')) },
-    { weight: 1, arbitrary: fc.constant(required ? { valid: false } : ok()) },
+    // Empty, or nothing but white space: nothing left after trimming.
+    { weight: 2, arbitrary: padding.map(bad) },
+    { weight: 1, arbitrary: fc.constant({ valid: false }) },
   );
 }
 
 /** An opaque identity of 1–`max` characters, compared exactly: any characters, white space included. */
 export function identity(max: number): fc.Arbitrary<string> {
-  return lengthsAround(1, max).inside.chain((length) =>
+  return around(1, max).inside.chain((length) =>
     fc.array(anyCharacter, { minLength: length, maxLength: length }).map((chars) => chars.join('')),
   );
 }
 
+/** An optional identity parameter: valid, too long, empty, or absent. */
 export function identityParam(max: number): fc.Arbitrary<Arg> {
   return fc.oneof(
     { weight: 4, arbitrary: identity(max).map(ok) },
-    { weight: 2, arbitrary: lengthsAround(1, max).outside.chain(trimmedText).map(bad) },
+    { weight: 2, arbitrary: around(1, max).outside.chain(trimmedText).map(bad) },
     { weight: 1, arbitrary: fc.constant(bad('')) },
     { weight: 1, arbitrary: fc.constant(ok()) },
   );
 }
 
-/** Integers as the contract writes them: digits only (leading zeros allowed), `min`–`max`. */
-export function integerParam(
-  min: number,
-  max: number,
-  absent: 'valid' | 'invalid' = 'valid',
-): fc.Arbitrary<Arg> {
-  const inside = fc.oneof(fc.constantFrom(min, min + 1, max - 1, max), fc.integer({ min, max }));
+/** An optional integer as the contract writes them: digits only (leading zeros allowed), `min`–`max`. */
+export function integerParam(min: number, max: number): fc.Arbitrary<Arg> {
+  const { inside } = around(min, max);
   return fc.oneof(
     { weight: 4, arbitrary: inside.map((n) => ok(String(n))) },
     { weight: 1, arbitrary: inside.map((n) => ok(`00${n}`)) },
@@ -116,7 +110,7 @@ export function integerParam(
           valid: /^\d+$/.test(value) && Number(value) >= min && Number(value) <= max,
         })),
     },
-    { weight: 1, arbitrary: fc.constant(absent === 'valid' ? ok() : { valid: false }) },
+    { weight: 1, arbitrary: fc.constant(ok()) },
   );
 }
 
