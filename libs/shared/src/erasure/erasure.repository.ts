@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, type Repository } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { BulkOperationRepository } from '../video/bulk-operation.repository';
 import { erasableSql } from '../video/video-batch.repository';
 import { ErasureEntity, type ErasureMode, type ErasureState } from './erasure.entity';
 import { isMysqlError, MYSQL_ERRORS } from '../database/mysql-errors';
@@ -16,11 +17,9 @@ export interface NewErasure {
 
 /** Plain data access for erasure requests: no rules here, the erasure services hold those. */
 @Injectable()
-export class ErasureRepository {
-  private readonly erasures: Repository<ErasureEntity>;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.erasures = dataSource.getRepository(ErasureEntity);
+export class ErasureRepository extends BulkOperationRepository<ErasureEntity> {
+  constructor(dataSource: DataSource) {
+    super(dataSource, ErasureEntity);
   }
 
   /**
@@ -53,22 +52,6 @@ export class ErasureRepository {
       if (isMysqlError(error, MYSQL_ERRORS.duplicateKey)) return false;
       throw error;
     }
-  }
-
-  findById(id: string): Promise<ErasureEntity | null> {
-    return this.erasures.findOneBy({ id });
-  }
-
-  /** The author's unfinished erasure, if any. */
-  findActive(authorId: string): Promise<ErasureEntity | null> {
-    return this.erasures.findOneBy({ activeAuthor: authorId });
-  }
-
-  /** Reads an erasure and locks it until the transaction ends: its batches never interleave. */
-  lockById(manager: EntityManager, id: string): Promise<ErasureEntity | null> {
-    return manager
-      .getRepository(ErasureEntity)
-      .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, type Repository } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { BulkOperationRepository } from '../video/bulk-operation.repository';
 import { isMysqlError, MYSQL_ERRORS } from '../database/mysql-errors';
 import { trashSql } from '../video/video-batch.repository';
 import { TrashOperationEntity, type TrashOperationKind } from './trash-operation.entity';
@@ -15,11 +16,9 @@ export interface NewTrashOperation {
 
 /** Plain data access for trash operations: no rules here, the trash operation services hold those. */
 @Injectable()
-export class TrashOperationRepository {
-  private readonly operations: Repository<TrashOperationEntity>;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.operations = dataSource.getRepository(TrashOperationEntity);
+export class TrashOperationRepository extends BulkOperationRepository<TrashOperationEntity> {
+  constructor(dataSource: DataSource) {
+    super(dataSource, TrashOperationEntity);
   }
 
   /**
@@ -50,22 +49,6 @@ export class TrashOperationRepository {
       if (isMysqlError(error, MYSQL_ERRORS.duplicateKey)) return false;
       throw error;
     }
-  }
-
-  findById(id: string): Promise<TrashOperationEntity | null> {
-    return this.operations.findOneBy({ id });
-  }
-
-  /** The author's running operation, if any. */
-  findActive(authorId: string): Promise<TrashOperationEntity | null> {
-    return this.operations.findOneBy({ activeAuthor: authorId });
-  }
-
-  /** Reads an operation and locks it until the transaction ends: its batches never interleave. */
-  lockById(manager: EntityManager, id: string): Promise<TrashOperationEntity | null> {
-    return manager
-      .getRepository(TrashOperationEntity)
-      .findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** Counts `videos` more as done, never past the total. */
