@@ -5,6 +5,7 @@ import { ErasureService } from '@app/shared/erasure/erasure.service';
 import { ValidatedInput, ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
+import { operationProgress } from '../common/operation-progress';
 import { AUTHOR_FORBIDDEN, settled } from '../common/outcome';
 import { RequestId } from '../common/request-id.decorator';
 import {
@@ -60,14 +61,5 @@ export class ErasureController {
 }
 
 function erasureBody(erasure: ErasureEntity): ErasureBody {
-  return {
-    erasureId: erasure.id,
-    authorId: erasure.authorId,
-    mode: erasure.mode,
-    total: erasure.total,
-    done: erasure.done,
-    state: erasure.state,
-    startedAt: erasure.startedAt.toISOString(),
-    completedAt: erasure.completedAt?.toISOString() ?? null,
-  };
+  return { erasureId: erasure.id, mode: erasure.mode, state: erasure.state, ...operationProgress(erasure) };
 }

@@ -4,6 +4,7 @@ import type { TrashOperationEntity } from '@app/shared/trash/trash-operation.ent
 import { TrashOperationService } from '@app/shared/trash/trash-operation.service';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
+import { operationProgress } from '../common/operation-progress';
 import { AUTHOR_FORBIDDEN, settled } from '../common/outcome';
 import {
   trashOperationIdParamsSchema,
@@ -32,12 +33,8 @@ export class TrashOperationController {
 function trashOperationBody(operation: TrashOperationEntity): TrashOperationBody {
   return {
     operationId: operation.id,
-    authorId: operation.authorId,
     kind: operation.kind,
-    total: operation.total,
-    done: operation.done,
     state: operation.state,
-    startedAt: operation.startedAt.toISOString(),
-    completedAt: operation.completedAt?.toISOString() ?? null,
+    ...operationProgress(operation),
   };
 }
