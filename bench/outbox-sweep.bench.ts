@@ -1,7 +1,7 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { dataSourceOptions } from '@app/shared/database/data-source';
-import { endpointOf } from '@app/shared/events/outbox.service';
+import { endpointOf } from '@app/shared/net/receiver-url';
 import { OutboxRepository, SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
 import { WebhookClient } from '@app/shared/events/webhook.client';
 import { SWEEP_WINDOW, WebhookDeliveryService } from '@app/shared/events/webhook-delivery.service';

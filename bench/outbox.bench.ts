@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { recordedEvent } from '@app/shared/events/events';
-import { endpointOf } from '@app/shared/events/outbox.service';
+import { endpointOf } from '@app/shared/net/receiver-url';
 import { OutboxRetentionRepository } from '@app/shared/events/outbox-retention.repository';
 import { OutboxRetentionService } from '@app/shared/events/outbox-retention.service';
 import { sleep, type BenchContext } from './lib/kit';

@@ -1,5 +1,5 @@
 import { Worker, type Job } from 'bullmq';
-import { endpointOf } from '@app/shared/events/outbox.service';
+import { endpointOf } from '@app/shared/net/receiver-url';
 import { BULK_DELETION_PRIORITY, JobQueues } from '@app/shared/queue/job-queues.service';
 import { deletionJobId, deliveryJobId } from '@app/shared/queue/jobs';
 import { QUEUES, receiverQueueName } from '@app/shared/queue/queues';

@@ -1,6 +1,6 @@
 import { recordedEvent } from '@app/shared/events/events';
 import { NEXT_PENDING_RECEIVER_SQL, SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
-import { endpointOf } from '@app/shared/events/outbox.service';
+import { endpointOf } from '@app/shared/net/receiver-url';
 import { openTestContext, type TestContext } from '../support/test-context';
 
 const DOWN = endpointOf('http://receiver.test/down');

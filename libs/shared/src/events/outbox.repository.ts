@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { Endpoint } from '../net/receiver-url';
 import type { EventType, RecordedEvent } from './events';
 import type { DeliveryState } from './webhook-delivery.entity';
-
-/** A receiver as the deliveries name it: its URL as it may be shown, and a key (`endpointOf`). */
-export interface Endpoint {
-  url: string;
-  key: string;
-}
 
 /** What one delivery attempt needs: the delivery, and its event's id and body. */
 export interface DeliveryToSend {

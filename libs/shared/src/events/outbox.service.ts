@@ -2,14 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { receiverKey, shownUrl } from '../net/receiver-url';
+import { endpointOf, type Endpoint } from '../net/receiver-url';
 import { recordedEvent, type EventData, type NewEvent } from './events';
-import { type Endpoint, OutboxRepository } from './outbox.repository';
-
-/** A receiver as its deliveries name it: no credential, no query value (`shownUrl`), and a key that holds none. */
-export function endpointOf(url: string): Endpoint {
-  return { url: shownUrl(url), key: receiverKey(url) };
-}
+import { OutboxRepository } from './outbox.repository';
 
 /**
  * Records events in the outbox. Call it inside the transaction of the change an event reports,

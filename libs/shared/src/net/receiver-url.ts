@@ -31,3 +31,13 @@ export function receiverKey(url: string): string {
   }
   return createHash('sha256').update(keyed).digest('hex');
 }
+
+/** A receiver as its deliveries name it: its URL as it may be shown (`shownUrl`), and a key that holds no credential. */
+export interface Endpoint {
+  url: string;
+  key: string;
+}
+
+export function endpointOf(url: string): Endpoint {
+  return { url: shownUrl(url), key: receiverKey(url) };
+}

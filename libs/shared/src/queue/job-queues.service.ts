@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { Queue, type JobsOptions } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { receiverKey, shownUrl } from '../net/receiver-url';
+import { endpointOf } from '../net/receiver-url';
 import { bullConnection } from '../redis/redis';
 import { withTimeout } from '../util/with-timeout';
 import {
@@ -75,13 +75,8 @@ export class JobQueues implements OnApplicationShutdown {
   private readonly receivers = new Map<string, ReceiverQueue>();
 
   constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'REDIS_URL' | 'WEBHOOK_URLS'>) {
-    for (const url of config.WEBHOOK_URLS) {
-      const endpointKey = receiverKey(url);
-      this.receivers.set(endpointKey, {
-        endpointKey,
-        name: receiverQueueName(endpointKey),
-        shownUrl: shownUrl(url),
-      });
+    for (const { key, url } of config.WEBHOOK_URLS.map(endpointOf)) {
+      this.receivers.set(key, { endpointKey: key, name: receiverQueueName(key), shownUrl: url });
     }
     const names = [
       ...Object.values(QUEUES),
