@@ -3,7 +3,6 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { BulkOperationRepository } from '../video/bulk-operation.repository';
 import { erasableSql } from '../video/video-batch.repository';
 import { ErasureEntity, type ErasureMode, type ErasureState } from './erasure.entity';
-import { isMysqlError, MYSQL_ERRORS } from '../database/mysql-errors';
 
 /** What a new erasure request says; its total is counted as it is written. */
 export interface NewErasure {
@@ -29,29 +28,23 @@ export class ErasureRepository extends BulkOperationRepository<ErasureEntity> {
    */
   async insertUnlessActive(erasure: NewErasure): Promise<boolean> {
     const erasable = erasableSql(erasure.authorId, erasure.startedAt);
-    try {
-      await this.dataSource.query(
-        `INSERT INTO erasures
+    return this.insertUnlessActiveRow(
+      `INSERT INTO erasures
            (id, author_id, mode, retention_days, requested_by, state, total, done, after_id, active_author,
             started_at, updated_at)
          SELECT ?, ?, ?, ?, ?, 'running', COUNT(*), 0, '', ?, ?, ? FROM videos WHERE ${erasable.where}`,
-        [
-          erasure.id,
-          erasure.authorId,
-          erasure.mode,
-          erasure.retentionDays,
-          erasure.requestedBy,
-          erasure.authorId,
-          erasure.startedAt,
-          erasure.startedAt,
-          ...erasable.parameters,
-        ],
-      );
-      return true;
-    } catch (error) {
-      if (isMysqlError(error, MYSQL_ERRORS.duplicateKey)) return false;
-      throw error;
-    }
+      [
+        erasure.id,
+        erasure.authorId,
+        erasure.mode,
+        erasure.retentionDays,
+        erasure.requestedBy,
+        erasure.authorId,
+        erasure.startedAt,
+        erasure.startedAt,
+        ...erasable.parameters,
+      ],
+    );
   }
 
   /**

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BulkOperationRepository } from '../video/bulk-operation.repository';
-import { isMysqlError, MYSQL_ERRORS } from '../database/mysql-errors';
 import { trashSql } from '../video/video-batch.repository';
 import { TrashOperationEntity, type TrashOperationKind } from './trash-operation.entity';
 
@@ -28,27 +27,21 @@ export class TrashOperationRepository extends BulkOperationRepository<TrashOpera
    */
   async insertUnlessActive(operation: NewTrashOperation): Promise<boolean> {
     const trash = trashSql(operation.authorId, operation.startedAt);
-    try {
-      await this.dataSource.query(
-        `INSERT INTO trash_operations
+    return this.insertUnlessActiveRow(
+      `INSERT INTO trash_operations
            (id, author_id, kind, requested_by, state, total, done, active_author, started_at, updated_at)
          SELECT ?, ?, ?, ?, 'running', COUNT(*), 0, ?, ?, ? FROM videos WHERE ${trash.where}`,
-        [
-          operation.id,
-          operation.authorId,
-          operation.kind,
-          operation.requestedBy,
-          operation.authorId,
-          operation.startedAt,
-          operation.startedAt,
-          ...trash.parameters,
-        ],
-      );
-      return true;
-    } catch (error) {
-      if (isMysqlError(error, MYSQL_ERRORS.duplicateKey)) return false;
-      throw error;
-    }
+      [
+        operation.id,
+        operation.authorId,
+        operation.kind,
+        operation.requestedBy,
+        operation.authorId,
+        operation.startedAt,
+        operation.startedAt,
+        ...trash.parameters,
+      ],
+    );
   }
 
   /** Counts `videos` more as done, never past the total. */

@@ -1,9 +1,11 @@
 import type { DataSource, EntityManager, EntityTarget, FindOptionsWhere, Repository } from 'typeorm';
+import { isMysqlError, MYSQL_ERRORS } from '../database/mysql-errors';
 import type { BulkOperationColumns } from './bulk-operation.entity';
 
 /**
  * The reads every durable operation's table has (an erasure's, a trash operation's; see
- * bulk-operation.ts): by id, the author's unfinished one, and by id under lock for a batch.
+ * bulk-operation.ts): by id, the author's unfinished one, and by id under lock for a batch; and
+ * the insert that the unique `active_author` may refuse.
  */
 export abstract class BulkOperationRepository<E extends BulkOperationColumns> {
   protected readonly rows: Repository<E>;
@@ -29,5 +31,19 @@ export abstract class BulkOperationRepository<E extends BulkOperationColumns> {
     return manager
       .getRepository(this.entity)
       .findOne({ where: { id } as FindOptionsWhere<E>, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /**
+   * Runs an operation's insert, which the unique `active_author` refuses while the author has an
+   * unfinished one, whichever request comes first. Returns whether it was written.
+   */
+  protected async insertUnlessActiveRow(sql: string, parameters: unknown[]): Promise<boolean> {
+    try {
+      await this.dataSource.query(sql, parameters);
+      return true;
+    } catch (error) {
+      if (isMysqlError(error, MYSQL_ERRORS.duplicateKey)) return false;
+      throw error;
+    }
   }
 }
