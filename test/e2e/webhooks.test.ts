@@ -294,7 +294,8 @@ describe('webhooks', () => {
     // A failed attempt like any other: kept, retried, counted, and nothing reached the receiver.
     expect(row!.state).toBe('pending');
     expect(row!.attempts).toBeGreaterThan(0);
-    expect(await metric('webhook_deliveries_undelivered', 'failing')).toBe(1);
+    // Counted once the worker's next read of MySQL (every METRICS_REFRESH_INTERVAL_MS) has seen it.
+    await metricReaches('webhook_deliveries_undelivered', 'failing', 1);
     expect(target.received).toEqual([]);
 
     // The operator allows it: a worker with the new configuration delivers what was refused.
