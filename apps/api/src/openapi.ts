@@ -403,7 +403,7 @@ export const API_WEBHOOKS: WebhookDoc[] = EVENT_TYPES.map((type) => {
       default: {
         description:
           'any other answer (a redirect too: none is followed), or none within `WEBHOOK_TIMEOUT_MS`, is a failed ' +
-          'attempt, retried with backoff. A request whose signature does not verify is for the receiver to refuse so.',
+          'attempt, retried with backoff; a receiver should answer so to a request whose signature does not verify',
       },
     },
   };

@@ -126,8 +126,6 @@ export const EVENT_PAYLOADS = Object.fromEntries(EVENT_TYPES.map((type) => [type
   [T in EventType]: PayloadSchema<T>;
 };
 
-export type EventPayload<T extends EventType = EventType> = { [K in T]: z.output<PayloadSchema<K>> }[T];
-
 const [first, ...rest] = EVENT_TYPES.map((type): PayloadSchema<EventType> => EVENT_PAYLOADS[type]);
 /** Any event's body, told apart by its `type`: what a receiver parses. */
 export const eventPayloadSchema = z.discriminatedUnion('type', [first!, ...rest]);
