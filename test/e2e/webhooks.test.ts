@@ -9,6 +9,7 @@ import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 import {
   deliveryOrderViolations,
+  publishedSchemaViolations,
   startWebhookReceiver,
   webhookEnv,
   type WebhookReceiver,
@@ -180,6 +181,8 @@ describe('webhooks', () => {
       expect(r.received.every((event) => event.valid)).toBe(true);
       expect(r.validIds()).toEqual(new Set(events.map((e) => e.id)));
       expect(deliveryOrderViolations(r, events)).toEqual([]);
+      // Every body as received parses with the schema the API's OpenAPI document publishes for its type.
+      expect(await publishedSchemaViolations(system!.api, r.received)).toEqual([]);
       for (const event of events) {
         expect(r.received.find((got) => got.id === event.id)!.body).toEqual(JSON.parse(event.body));
       }

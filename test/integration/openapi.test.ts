@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '@app/shared/events/events.schema';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mountApiDocs } from '../../apps/api/src/api-docs';
@@ -14,6 +15,10 @@ interface Operation {
 
 interface Document {
   paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<
+    string,
+    { post: Operation & { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }
+  >;
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
 }
 
@@ -121,6 +126,19 @@ describe('OpenAPI document', () => {
       }
     }
     expect(document.components.schemas).toHaveProperty('Problem');
+  });
+
+  it('serves one webhook per event type, its body a named schema (docs/contract.md §10.4)', () => {
+    expect(Object.keys(document.webhooks)).toEqual(EVENT_TYPES);
+    for (const { post } of Object.values(document.webhooks)) {
+      const { $ref } = post.requestBody.content['application/json']!.schema;
+      expect(document.components.schemas).toHaveProperty($ref.replace('#/components/schemas/', ''));
+      expect(post.parameters.map((p) => `${p.in}:${p.name}`)).toEqual([
+        'header:webhook-id',
+        'header:webhook-timestamp',
+        'header:webhook-signature',
+      ]);
+    }
   });
 
   it('describes every parameter the validation schemas accept, with responses and errors', () => {

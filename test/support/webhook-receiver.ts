@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { z } from 'zod';
 
 /** A Standard Webhooks secret for tests: `whsec_` and the base64 of 32 bytes. */
 export const TEST_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 42).toString('base64')}`;
@@ -181,4 +182,36 @@ export function deliveryOrderViolations(
     previous.set(event.subject, event.id);
   }
   return violations;
+}
+
+/**
+ * Where received bodies break the schemas the API publishes (the `webhooks` of its OpenAPI
+ * document, read as a receiver would): one line per event that does not parse, none when all do.
+ */
+export async function publishedSchemaViolations(
+  apiUrl: string,
+  received: ReceivedEvent[],
+): Promise<string[]> {
+  const document = (await (await fetch(new URL('/docs-json', apiUrl))).json()) as {
+    webhooks: Record<
+      string,
+      { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }
+    >;
+    components: { schemas: Record<string, z.core.JSONSchema.JSONSchema> };
+  };
+  const schemas = new Map(
+    Object.entries(document.webhooks).map(([type, { post }]) => {
+      const { $ref } = post.requestBody.content['application/json']!.schema;
+      return [
+        type,
+        z.fromJSONSchema(document.components.schemas[$ref.replace('#/components/schemas/', '')]!),
+      ];
+    }),
+  );
+  return received.flatMap((event) => {
+    const schema = schemas.get(event.type);
+    if (!schema) return [`${event.id}: no webhook is published for type ${event.type}`];
+    const parsed = schema.safeParse(event.body);
+    return parsed.success ? [] : [`${event.id} (${event.type}): ${z.prettifyError(parsed.error)}`];
+  });
 }

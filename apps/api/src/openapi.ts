@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { buildOpenApiDocument, type RouteDoc, type RouteResponse } from '@app/shared/http/openapi';
+import { describeEvent, EVENT_PAYLOADS, EVENT_TYPES, type EventType } from '@app/shared/events/events.schema';
+import { SIGNATURE_HEADERS } from '@app/shared/events/webhook-signer';
+import {
+  buildOpenApiDocument,
+  type RouteDoc,
+  type RouteResponse,
+  type WebhookDoc,
+} from '@app/shared/http/openapi';
 import { DASHBOARD_LOGIN_FAILURES, DASHBOARD_LOGIN_WINDOW_SECONDS } from './admin/dashboard-login-limit';
 import { DASHBOARD_PATH } from './admin/dashboard-path';
 import {
@@ -367,6 +374,41 @@ export const API_ROUTES: RouteDoc[] = [
   },
 ];
 
+/** `video.soft_deleted` → `VideoSoftDeleted`. */
+const pascalCase = (type: EventType) =>
+  type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+const DELIVERY =
+  'POSTed by the worker to each URL of `WEBHOOK_URLS` (`user:password@` in a URL is sent as Basic authorization), ' +
+  'signed as the Standard Webhooks specification says. Delivered at least once, in order per video (an erasure ' +
+  'is its own subject) and per receiver, retried with backoff for at least 72 hours: a receiver drops repeats by ' +
+  '`webhook-id` (docs/contract.md §10.4).';
+
+/** Every event the service sends, one webhook each, generated from the schemas the outbox checks events with. */
+export const API_WEBHOOKS: WebhookDoc[] = EVENT_TYPES.map((type) => {
+  const { summary, description } = describeEvent(type);
+  return {
+    name: type,
+    operationId: `on${pascalCase(type)}`,
+    tag: 'webhooks',
+    summary,
+    description: `${description}\n\n${DELIVERY}`,
+    headers: SIGNATURE_HEADERS,
+    body: { name: `${pascalCase(type)}Event`, schema: EVENT_PAYLOADS[type] },
+    responses: {
+      '2XX': { description: 'the delivery is recorded; the answer is not read beyond 1 KiB' },
+      default: {
+        description:
+          'any other answer (a redirect too: none is followed), or none within `WEBHOOK_TIMEOUT_MS`, is a failed ' +
+          'attempt, retried with backoff; a receiver should answer so to a request whose signature does not verify',
+      },
+    },
+  };
+});
+
 export function apiDocument() {
   return buildOpenApiDocument(
     {
@@ -382,6 +424,11 @@ export function apiDocument() {
           description: "The caller's soft-deleted videos: list, restore all, empty (bearer token)",
         },
         { name: 'operations', description: 'Probes, metrics, the queue dashboard and these docs' },
+        {
+          name: 'webhooks',
+          description:
+            'Events the service POSTs to the receivers of `WEBHOOK_URLS`, signed (Standard Webhooks)',
+        },
       ],
       securitySchemes: {
         adminCookie: { type: 'apiKey', in: 'cookie', name: 'admin_token' },
@@ -389,5 +436,6 @@ export function apiDocument() {
       },
     },
     API_ROUTES,
+    API_WEBHOOKS,
   );
 }

@@ -1,56 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { DeletionReason, NextState, VideoSnapshot } from '../video/video-lifecycle';
 import { VideoState } from '../video/video-state';
+import { EVENT_PAYLOADS, type EventData, type EventType } from './events.schema';
 
-/** What each event says (docs/contract.md §10.4). Times are ISO 8601 in UTC. */
-export interface EventData {
-  'video.soft_deleted': {
-    videoId: string;
-    authorId: string;
-    requestedBy: string | null;
-    deletedAt: string;
-    purgeAt: string;
-  };
-  'video.restored': { videoId: string; authorId: string; requestedBy: string | null; restoredAt: string };
-  /** A permanent delete, or a retention purge the worker has claimed: the video is gone for every caller. */
-  'video.deletion_started': {
-    videoId: string;
-    authorId: string;
-    reason: DeletionReason;
-    requestedBy: string | null;
-    startedAt: string;
-  };
-  /** Media, index document and row are gone; the audit record keeps the receipt. */
-  'video.purged': {
-    videoId: string;
-    authorId: string;
-    reason: DeletionReason;
-    requestedBy: string | null;
-    deletedAt: string | null;
-    purgedAt: string;
-    objectsRemoved: number;
-  };
-  /** Every video of an erasure request has reached its end state. */
-  'erasure.completed': {
-    erasureId: string;
-    authorId: string;
-    mode: 'soft' | 'permanent';
-    total: number;
-    requestedBy: string | null;
-    startedAt: string;
-    completedAt: string;
-  };
-}
-
-export type EventType = keyof EventData;
-
-export const EVENT_TYPES = [
-  'video.soft_deleted',
-  'video.restored',
-  'video.deletion_started',
-  'video.purged',
-  'erasure.completed',
-] as const satisfies readonly EventType[];
+export { EVENT_TYPES, type EventData, type EventType } from './events.schema';
 
 /** An event about to be recorded: `subject` is what its order is kept for (a video id, an erasure id). */
 export type NewEvent = {
@@ -68,19 +22,23 @@ export interface RecordedEvent {
   occurredAt: Date;
 }
 
-/** Gives the event its id and its body, in the shape Standard Webhooks recommends: `{ type, timestamp, data }`. */
+/**
+ * Gives the event its id and its body, `{ type, timestamp, data }`, checked against its schema
+ * (events.schema.ts): an event that does not match is a programming error, thrown here, so the
+ * transaction that was to record it writes nothing.
+ */
 export function recordedEvent(event: NewEvent, id: string = randomUUID()): RecordedEvent {
-  const body = JSON.stringify({
-    type: event.type,
-    timestamp: event.occurredAt.toISOString(),
-    data: event.data,
-  });
+  const payload = { type: event.type, timestamp: event.occurredAt.toISOString(), data: event.data };
+  const checked = EVENT_PAYLOADS[event.type].safeParse(payload);
+  if (!checked.success) {
+    throw new Error(`${event.type} event does not match its schema: ${z.prettifyError(checked.error)}`);
+  }
   return {
     id,
     type: event.type,
     subject: event.subject,
     authorId: event.data.authorId,
-    body,
+    body: JSON.stringify(payload),
     occurredAt: event.occurredAt,
   };
 }

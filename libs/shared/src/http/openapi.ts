@@ -47,6 +47,25 @@ export interface RouteDoc {
   responses: Record<number, RouteResponse>;
 }
 
+/**
+ * A request the service sends rather than serves (an OpenAPI 3.1 webhook): what a receiver gets
+ * and what it is expected to answer.
+ */
+export interface WebhookDoc {
+  /** Its key under `webhooks`. */
+  name: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: string;
+  /** Headers every request carries, by name: what each says to the receiver. */
+  headers: Record<string, string>;
+  /** The `application/json` body. */
+  body: NamedSchema;
+  /** The receiver's answers the sender tells apart, by status or range (`2XX`). */
+  responses: Record<string, { description: string }>;
+}
+
 export interface DocumentInfo {
   title: string;
   version: string;
@@ -149,15 +168,16 @@ function security(route: RouteDoc) {
  * Every named body, converted together so a schema used in several places (Problem) is one
  * component that the others reference, never a `$defs` copy inside each.
  */
-function componentSchemas(routes: RouteDoc[]) {
+function componentSchemas(routes: RouteDoc[], webhooks: WebhookDoc[]) {
   const named = new Map<string, z.ZodType>([['Problem', problemSchema]]);
-  for (const route of routes) {
-    for (const { json } of Object.values(route.responses)) {
-      if (!json) continue;
-      const taken = named.get(json.name);
-      if (taken && taken !== json.schema) throw new Error(`two response schemas are named ${json.name}`);
-      named.set(json.name, json.schema);
-    }
+  const bodies = [
+    ...routes.flatMap((route) => Object.values(route.responses).flatMap(({ json }) => (json ? [json] : []))),
+    ...webhooks.map((webhook) => webhook.body),
+  ];
+  for (const { name, schema } of bodies) {
+    const taken = named.get(name);
+    if (taken && taken !== schema) throw new Error(`two schemas are named ${name}`);
+    named.set(name, schema);
   }
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of named) registry.add(schema, { id });
@@ -175,8 +195,32 @@ function componentSchemas(routes: RouteDoc[]) {
   );
 }
 
-/** The OpenAPI 3.1 document for a set of routes. */
-export function buildOpenApiDocument(info: DocumentInfo, routes: RouteDoc[]) {
+/** One webhook: a POST of its body, with its headers as header parameters (as OpenAPI 3.1 has them). */
+function webhookOperation(webhook: WebhookDoc) {
+  return {
+    post: {
+      operationId: webhook.operationId,
+      summary: webhook.summary,
+      description: webhook.description,
+      tags: [webhook.tag],
+      // The receiver authenticates a request by its signature headers (below), which no OpenAPI
+      // security scheme describes: an HMAC of the body is neither a key nor an HTTP scheme.
+      security: [],
+      parameters: Object.entries(webhook.headers).map(([name, description]) => ({
+        name,
+        in: 'header',
+        required: true,
+        description,
+        schema: { type: 'string' },
+      })),
+      requestBody: { required: true, content: { 'application/json': { schema: ref(webhook.body.name) } } },
+      responses: webhook.responses,
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document for a set of routes, and the webhooks the service sends. */
+export function buildOpenApiDocument(info: DocumentInfo, routes: RouteDoc[], webhooks: WebhookDoc[] = []) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
@@ -204,12 +248,13 @@ export function buildOpenApiDocument(info: DocumentInfo, routes: RouteDoc[]) {
     servers: [{ url: '/', description: 'the API that serves this document' }],
     tags: info.tags,
     paths,
+    webhooks: Object.fromEntries(webhooks.map((webhook) => [webhook.name, webhookOperation(webhook)])),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         ...info.securitySchemes,
       },
-      schemas: componentSchemas(routes),
+      schemas: componentSchemas(routes, webhooks),
     },
   };
 }

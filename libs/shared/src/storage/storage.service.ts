@@ -24,8 +24,6 @@ export class StorageService implements OnApplicationShutdown {
   private readonly client: S3Client;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    // The SDK's notices about Node versions it will stop supporting are noise in every log.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     this.bucket = config.S3_BUCKET;
     this.client = new S3Client({
       endpoint: config.S3_ENDPOINT,

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { EventData, NewEvent } from '../events/events';
+import { recordedEvent, type EventData, type NewEvent } from '../events/events';
 import type { OutboxService } from '../events/outbox.service';
 import type { JobQueues } from '../queue/job-queues.service';
 import { VideoBatchCommands } from '../video/video-batch-commands.service';
@@ -137,12 +137,16 @@ export function fakeVideoStore(
     ensureErasureJob: (id: string) => (queueCalls.push(`erase ${id}`), answer()),
     ensureTrashJob: (id: string) => (queueCalls.push(`trash ${id}`), answer()),
   };
+  // Each event checked against its schema (recordedEvent throws), as the real outbox does.
+  const record = (recorded: NewEvent[]) => {
+    recorded.forEach((event) => recordedEvent(event));
+    events.push(...recorded);
+    return Promise.resolve();
+  };
   const outbox = {
-    record: (_m: EntityManager, recorded: NewEvent[]) => (events.push(...recorded), Promise.resolve()),
-    recordErasureCompleted: (_m: EntityManager, data: EventData['erasure.completed'], completedAt: Date) => (
-      events.push({ type: 'erasure.completed', subject: data.erasureId, data, occurredAt: completedAt }),
-      Promise.resolve()
-    ),
+    record: (_m: EntityManager, recorded: NewEvent[]) => record(recorded),
+    recordErasureCompleted: (_m: EntityManager, data: EventData['erasure.completed'], completedAt: Date) =>
+      record([{ type: 'erasure.completed', subject: data.erasureId, data, occurredAt: completedAt }]),
   };
   const index = {
     writeMany: (written: VideoEntity[]) => (

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { NewEvent } from '../events/events';
+import { recordedEvent, type NewEvent } from '../events/events';
 import type { OutboxService } from '../events/outbox.service';
 import type { JobQueues } from '../queue/job-queues.service';
 import { fakeTransactions } from '../testing/fake-transactions';
@@ -23,6 +23,8 @@ function fakeVideos(rows: VideoEntity[], { outboxDown = false } = {}) {
   const events: NewEvent[] = [];
   const outbox = {
     record: (_manager: EntityManager, recorded: NewEvent[]) => {
+      // Each checked against its schema, as the real outbox does.
+      recorded.forEach((event) => recordedEvent(event));
       events.push(...recorded);
       return outboxDown ? Promise.reject(new Error('outbox insert failed')) : Promise.resolve();
     },

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { NewEvent } from '../events/events';
+import { recordedEvent, type NewEvent } from '../events/events';
 import type { OutboxService } from '../events/outbox.service';
 import type { SearchIndexService } from '../search/search-index.service';
 import type { StorageCleaner } from '../storage/storage-cleaner';
@@ -55,6 +55,8 @@ function setUp(rows: VideoLifecycleRow[], beforeWrite?: (table: Map<string, Vide
   };
   const outbox = {
     record: (_manager: EntityManager, recorded: NewEvent[]) => {
+      // Each checked against its schema, as the real outbox does.
+      recorded.forEach((event) => recordedEvent(event));
       events.push(...recorded);
       return Promise.resolve();
     },
