@@ -37,8 +37,9 @@ describe('the criteria a cursor is bound to (CURSOR_BINDING)', () => {
       expect(fingerprint(changed) !== fingerprint(every)).toBe(binds);
       // An absent optional criterion binds as much as a present one.
       if (binds && key !== 'q' && key !== 'sort') {
-        const { [key]: _absent, ...without } = every;
-        expect(fingerprint(without as SearchCriteria)).not.toBe(fingerprint(every));
+        const without: SearchCriteria = { ...every };
+        delete without[key];
+        expect(fingerprint(without)).not.toBe(fingerprint(every));
       }
     },
   );
