@@ -1,5 +1,9 @@
 import { ReindexService } from '@app/shared/search/reindex.service';
-import { INDEX_DEFINITION_VERSION, videoIndexMappings } from '@app/shared/search/video-index.definition';
+import {
+  INDEX_DEFINITION_VERSION,
+  videoIndexMappings,
+  videoIndexSettings,
+} from '@app/shared/search/video-index.definition';
 import {
   ENTRY,
   freePort,
@@ -37,7 +41,7 @@ describe('readiness refuses an index of an older definition', () => {
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
     });
-    expect(response.ok).toBe(true);
+    expect({ status: response.status, body: await response.text() }).toMatchObject({ status: 200 });
   };
 
   const dropIndices = async () => {
@@ -50,6 +54,7 @@ describe('readiness refuses an index of an older definition', () => {
     await dropIndices();
     const older = context.indexAdmin.newIndexName();
     await engine('PUT', `/${older}`, {
+      settings: videoIndexSettings,
       mappings: { ...videoIndexMappings, _meta: { definitionVersion: INDEX_DEFINITION_VERSION - 1 } },
     });
     await engine('POST', '/_aliases', { actions: [{ add: { index: older, alias, is_write_index: true } }] });
