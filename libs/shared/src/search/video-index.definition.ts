@@ -106,7 +106,7 @@ export const videoIndexMappings: estypes.MappingTypeMapping = {
       },
     },
     // Every folded word of the heading, description and labels, once, for one question only: which
-    // words of a query the index holds nowhere (typo corrections, see search-query.builder). Words
+    // words of a query the index holds nowhere (typo corrections, see the API's suggest-query.builder). Words
     // only: no frequencies, positions or norms.
     spelling: { type: 'text', analyzer: 'video_text', index_options: 'docs', norms: false },
     publishedAt: { type: 'date' },
