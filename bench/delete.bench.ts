@@ -29,6 +29,6 @@ export async function benchSoftDelete(
       "UPDATE videos SET state = 'active', deleted_at = NULL, purge_at = NULL, version = version + 1 WHERE id IN (?)",
       [ids],
     );
-    await context.search.indexVideos(await context.videos.findByIds(ids));
+    await context.indexWriter.indexVideos(await context.videos.findByIds(ids));
   }
 }

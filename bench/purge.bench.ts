@@ -62,7 +62,7 @@ async function dueVideos(
     },
     { concurrency: 32, total: ids.length * OBJECTS_PER_VIDEO },
   );
-  await context.search.indexVideos(await context.videos.findByIds(ids));
+  await context.indexWriter.indexVideos(await context.videos.findByIds(ids));
   return ids;
 }
 

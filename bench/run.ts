@@ -159,11 +159,17 @@ async function main(): Promise<void> {
       await context.dataSource.query('TRUNCATE TABLE deletion_audit');
       for await (const keys of context.storage.listKeys(LEDGER_PREFIX))
         await context.storage.deleteKeys(keys);
-      for (const index of await context.search.aliasTargets()) await context.search.deleteIndex(index);
-      await context.search.ensureAlias();
-      const importer = new VideoImporter(context.videos, context.storage, context.search);
+      for (const index of await context.indexAdmin.aliasTargets())
+        await context.indexAdmin.deleteIndex(index);
+      await context.indexAdmin.ensureAlias();
+      const importer = new VideoImporter(
+        context.videos,
+        context.storage,
+        context.indexAdmin,
+        context.indexWriter,
+      );
       await importer.importFile(PATHS.sample);
-      await context.search.refresh();
+      await context.indexAdmin.refresh();
     }
 
     const tables: Table[] = [];

@@ -1,10 +1,9 @@
 import { createPool } from 'mysql2/promise';
 import type { estypes } from '@elastic/elasticsearch';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { buildSearchRequests, typoSuggestions } from '@app/shared/search/search-query.builder';
 import { VideoState } from '@app/shared/video/video-state';
 import type { CpuSeconds } from './lib/cpu';
-import { benchToken, type BenchContext } from './lib/kit';
+import { benchToken, buildSearchRequests, typoSuggestions, type BenchContext } from './lib/kit';
 import { alternatingLoads, warmUp, type HttpLoad, type WarmUp } from './lib/load';
 import { asTyped, queryMix } from './lib/queries';
 import { closedLoop, type RunStats } from './lib/stats';

@@ -24,6 +24,13 @@ import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-c
 import { ROOT, startService, type RunningProcess, type StartedService } from '../../test/support/processes';
 
 export { ENTRY, sleep, startProcess, type RunningProcess } from '../../test/support/processes';
+/**
+ * The API's engine requests, as its search engine builds them: a bench sends them straight to
+ * Elasticsearch to show what the API adds around them, and the relevance suite's baselines break
+ * ties in the API's complete order.
+ */
+export { buildSearchRequests, completeSort } from '../../apps/api/src/search/engine/search-query.builder';
+export { typoSuggestions } from '../../apps/api/src/search/engine/suggest-query.builder';
 
 export const PATHS = {
   /** The sample the repository ships (CC0, data/README.md). */
@@ -87,7 +94,7 @@ export async function openBenchContext(config: AppConfig): Promise<BenchContext>
   await migrate(config);
   const context = await openContext(config);
   await context.storage.ensureBucket();
-  await context.search.ensureAlias();
+  await context.indexAdmin.ensureAlias();
   return context;
 }
 

@@ -92,7 +92,7 @@ describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
     expect(output).toMatch(new RegExp(`Imported ${RECORDS - gone.length} of ${RECORDS} records`));
     expect(output).toMatch(new RegExp(` ${gone.length} skipped: deleted`));
     expect(output).toMatch(/ 0 refused /);
-    await context.search.refresh();
+    await context.indexAdmin.refresh();
 
     // Rows: the gone stay gone, the trashed stays trashed (its text may change, never its state).
     const after = new Map((await rows()).map((row) => [row.id, row]));

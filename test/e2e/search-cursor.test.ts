@@ -49,7 +49,7 @@ describe('search cursors (contract §7)', () => {
         deleted.add(id);
       }
       // The deletions reach the index's statistics: every score of the walk moves.
-      await context.search.refresh();
+      await context.indexAdmin.refresh();
       const next = await search(`q=okapi+walk&limit=25&cursor=${encodeURIComponent(body.nextCursor)}`);
       expect(next.status).toBe(200);
       body = next.body;

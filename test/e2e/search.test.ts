@@ -186,8 +186,8 @@ describe('GET /api/videos/search (contract §7)', () => {
         'UPDATE videos SET description = ?, version = version + 1 WHERE id = ?',
         ['all about the wallaby marsupial migration', inDescription],
       );
-      await context.search.indexVideos(await context.videos.findByIds([inDescription!]));
-      await context.search.refresh();
+      await context.indexWriter.indexVideos(await context.videos.findByIds([inDescription!]));
+      await context.indexAdmin.refresh();
 
       const found = await ids('q=wallaby%20marsupial%20migration');
       expect(found[0]).toBe(both);
@@ -309,8 +309,8 @@ describe('GET /api/videos/search (contract §7)', () => {
       expect((await call('DELETE', `${system.api}/api/videos/${id}`, admin)).status).toBe(200);
       // The index lags: a stale "active" document with a newer version than the row's.
       const [row] = await context.videos.findByIds([id!]);
-      await context.search.indexVideos([{ ...row!, state: VideoState.Active, version: 1_000 }]);
-      await context.search.refresh();
+      await context.indexWriter.indexVideos([{ ...row!, state: VideoState.Active, version: 1_000 }]);
+      await context.indexAdmin.refresh();
       const [visible] = await seedVideos(context, 1, { title: () => 'Live dingo documentary' });
       const response = await search('q=dingo');
       expect(response.body.items.map((item) => item.id)).toEqual([visible]);

@@ -76,8 +76,8 @@ describe('GET /api/videos/suggest (contract §7.2)', () => {
     expect(await titles('q=pandas%20int')).toEqual([]);
     // The index lags: a stale "active" document.
     const [row] = await context.videos.findByIds([id]);
-    await context.search.indexVideos([{ ...row!, state: VideoState.Active, version: 1_000 }]);
-    await context.search.refresh();
+    await context.indexWriter.indexVideos([{ ...row!, state: VideoState.Active, version: 1_000 }]);
+    await context.indexAdmin.refresh();
     expect(await titles('q=pandas%20int')).toEqual([]);
   });
 

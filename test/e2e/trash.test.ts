@@ -192,8 +192,8 @@ describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELE
     // Each restore went through the state machine once: the version moved by exactly one more.
     expect(new Set(rows.map((row) => row.version))).toEqual(new Set([3]));
     // One bulk index write per batch: every document carries its row's version.
-    await context.search.refresh();
-    const indexed = await context.search.versions(ids);
+    await context.indexAdmin.refresh();
+    const indexed = await context.indexInventory.versions(ids);
     expect(rows.filter((row) => indexed.get(row.id) !== row.version)).toEqual([]);
   }, 120_000);
 

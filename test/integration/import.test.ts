@@ -47,8 +47,8 @@ describe('npm run cli -- import', () => {
       speakers: ['Alex Martelli', 'Lisa Bang', 'Dave Sawyer'],
       event: 'Bay Piggies',
     });
-    const indexed = await context.search.search({
-      index: context.search.alias,
+    const indexed = await context.indexReads.search({
+      index: context.indexAdmin.alias,
       query: {
         bool: {
           filter: [

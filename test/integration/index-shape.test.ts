@@ -20,7 +20,8 @@ describe('the index shape follows ELASTICSEARCH_SHARDS and ELASTICSEARCH_REPLICA
   let worker: RunningProcess | undefined;
 
   const dropIndices = async () => {
-    for (const index of await context.search.versionedIndices()) await context.search.deleteIndex(index);
+    for (const index of await context.indexAdmin.versionedIndices())
+      await context.indexAdmin.deleteIndex(index);
   };
 
   /** Shards and replicas of each index behind the alias, as Elasticsearch reports them. */
@@ -41,7 +42,7 @@ describe('the index shape follows ELASTICSEARCH_SHARDS and ELASTICSEARCH_REPLICA
   beforeAll(async () => {
     context = await openTestContext(shapeEnv(2, 0));
     await dropIndices();
-    await context.search.ensureAlias();
+    await context.indexAdmin.ensureAlias();
   }, 60_000);
 
   afterAll(async () => {
@@ -65,7 +66,7 @@ describe('the index shape follows ELASTICSEARCH_SHARDS and ELASTICSEARCH_REPLICA
     );
     expect(await shapes()).toEqual([{ shards: 2, replicas: 1 }]);
 
-    const [index] = await context.search.aliasTargets();
+    const [index] = await context.indexAdmin.aliasTargets();
     const running = worker;
     // The line follows the change at once, but reaches us through the process's pipe.
     const [changed] = await waitFor('the log line of the change', () => {
@@ -82,8 +83,12 @@ describe('the index shape follows ELASTICSEARCH_SHARDS and ELASTICSEARCH_REPLICA
     const reshaped = await openTestContext(shapeEnv(3, 1));
     try {
       // One data node cannot hold a replica: the reindex must not wait for one.
-      const result = await new ReindexService(reshaped.videos, reshaped.search).rebuild();
-      expect(await reshaped.search.aliasTargets()).toEqual([result.index]);
+      const result = await new ReindexService(
+        reshaped.videos,
+        reshaped.indexAdmin,
+        reshaped.indexWriter,
+      ).rebuild();
+      expect(await reshaped.indexAdmin.aliasTargets()).toEqual([result.index]);
       expect(await shapes()).toEqual([{ shards: 3, replicas: 1 }]);
     } finally {
       await reshaped.close();

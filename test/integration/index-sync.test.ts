@@ -1,8 +1,8 @@
 import { errors, type estypes } from '@elastic/elasticsearch';
 import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
 import { ReindexService } from '@app/shared/search/reindex.service';
-import { SearchIndexService } from '@app/shared/search/search-index.service';
-import { buildSearchRequests } from '@app/shared/search/search-query.builder';
+import { isUnavailable } from '@app/shared/search/search-errors';
+import { buildSearchRequests } from '../../apps/api/src/search/engine/search-query.builder';
 import { seedVideos } from '../support/seed';
 import { openTestContext, type TestContext } from '../support/test-context';
 
@@ -17,7 +17,7 @@ describe('index sync', () => {
 
   afterAll(() => context.close());
 
-  const versionOf = async (id: string) => (await context.search.versions([id])).get(id);
+  const versionOf = async (id: string) => (await context.indexInventory.versions([id])).get(id);
 
   /** Changes an index's settings straight through Elasticsearch's API, as an operator would. */
   const putSettings = (index: string, settings: object) =>
@@ -31,30 +31,30 @@ describe('index sync', () => {
   it('never lets an older write overwrite a newer one (external versions)', async () => {
     const [id] = await seedVideos(context, 1, { title: () => 'Versioned talk' });
     const [row] = await context.videos.findByIds([id!]);
-    await context.search.indexVideos([{ ...row!, title: 'Newer title', version: row!.version + 5 }]);
-    const outcome = await context.search.indexVideos([{ ...row!, title: 'Older title' }]);
+    await context.indexWriter.indexVideos([{ ...row!, title: 'Newer title', version: row!.version + 5 }]);
+    const outcome = await context.indexWriter.indexVideos([{ ...row!, title: 'Older title' }]);
     expect(outcome).toEqual({ indexed: 0, stale: 1 });
-    expect((await context.search.document(id!))?.title).toBe('Newer title');
+    expect((await context.indexInventory.document(id!))?.title).toBe('Newer title');
   });
 
   it('loads row batches in bulks: older versions count as stale, a document the index refuses stops the load', async () => {
     const ids = await seedVideos(context, 30);
     const rows = await context.videos.findByIds(ids);
-    const index = context.search.newIndexName();
-    await context.search.createIndex(index);
+    const index = context.indexAdmin.newIndexName();
+    await context.indexAdmin.createIndex(index);
     const inBatches = (videos: typeof rows) => [videos.slice(0, 10), videos.slice(10)];
     try {
-      expect(await context.search.indexAll(inBatches(rows), index)).toEqual({ indexed: 30, stale: 0 });
+      expect(await context.indexWriter.indexAll(inBatches(rows), index)).toEqual({ indexed: 30, stale: 0 });
       // The same versions again: each one the index already holds is a conflict, not a failure.
-      expect(await context.search.indexAll(inBatches(rows), index)).toEqual({ indexed: 0, stale: 30 });
+      expect(await context.indexWriter.indexAll(inBatches(rows), index)).toEqual({ indexed: 0, stale: 30 });
       expect((await putSettings(index, { 'index.blocks.write': true })).ok).toBe(true);
       const newer = rows.map((row) => ({ ...row, version: row.version + 1 }));
-      await expect(context.search.indexAll(inBatches(newer), index)).rejects.toThrow(
+      await expect(context.indexWriter.indexAll(inBatches(newer), index)).rejects.toThrow(
         /Bulk indexing failed for \d+ document\(s\): .*cluster_block_exception/,
       );
     } finally {
       await putSettings(index, { 'index.blocks.write': null });
-      await context.search.deleteIndex(index);
+      await context.indexAdmin.deleteIndex(index);
     }
   }, 30_000);
 
@@ -72,12 +72,12 @@ describe('index sync', () => {
     // One segment per refresh: each video written and made visible on its own, and the merge
     // policy told to leave up to 50 alone, so that only `finishLoading` merges.
     const loaded = async (count: number) => {
-      const index = context.search.newIndexName();
-      await context.search.createIndex(index, { loading: true });
+      const index = context.indexAdmin.newIndexName();
+      await context.indexAdmin.createIndex(index, { loading: true });
       expect((await putSettings(index, { 'index.merge.policy.segments_per_tier': 50 })).ok).toBe(true);
       for (const row of rows.slice(0, count)) {
-        await context.search.indexAll([[row]], index);
-        await context.search.refresh(index);
+        await context.indexWriter.indexAll([[row]], index);
+        await context.indexAdmin.refresh(index);
       }
       return index;
     };
@@ -85,24 +85,24 @@ describe('index sync', () => {
     const few = await loaded(3);
     try {
       expect(await segments(many)).toBe(12);
-      await context.search.finishLoading(many);
+      await context.indexAdmin.finishLoading(many);
       expect(await segments(many)).toBe(1);
-      await context.search.finishLoading(few);
+      await context.indexAdmin.finishLoading(few);
       expect(await segments(few)).toBe(3);
     } finally {
-      await context.search.deleteIndex(many);
-      await context.search.deleteIndex(few);
+      await context.indexAdmin.deleteIndex(many);
+      await context.indexAdmin.deleteIndex(few);
     }
   }, 60_000);
 
   it('refuses to write through a missing alias instead of creating an index under its name', async () => {
     const [id] = await seedVideos(context, 1);
     const rows = await context.videos.findByIds([id!]);
-    for (const index of await context.search.aliasTargets()) await context.search.deleteIndex(index);
-    await expect(context.search.indexVideos(rows)).rejects.toThrow(/index_not_found/);
-    expect(await context.search.indexExists(context.search.alias)).toBe(false);
-    await context.search.ensureAlias();
-    expect(await context.search.aliasTargets()).toHaveLength(1);
+    for (const index of await context.indexAdmin.aliasTargets()) await context.indexAdmin.deleteIndex(index);
+    await expect(context.indexWriter.indexVideos(rows)).rejects.toThrow(/index_not_found/);
+    expect(await context.indexAdmin.indexExists(context.indexAdmin.alias)).toBe(false);
+    await context.indexAdmin.ensureAlias();
+    expect(await context.indexAdmin.aliasTargets()).toHaveLength(1);
   });
 
   it('the reconciler rewrites missing and stale documents and removes orphans', async () => {
@@ -128,17 +128,29 @@ describe('index sync', () => {
     const orphan = '0b6f1a2c-3d4e-4f50-8a61-7b8c9d0e1f2a';
     // A document without a row (its purge lost the race with a late index write, say).
     const [fineRow] = await context.videos.findByIds([fine!]);
-    await context.search.indexVideos([{ ...fineRow!, id: orphan, title: 'Ghost' }]);
-    await context.search.refresh();
+    await context.indexWriter.indexVideos([{ ...fineRow!, id: orphan, title: 'Ghost' }]);
+    await context.indexAdmin.refresh();
 
-    const result = await new IndexReconciler(context.videos, context.search, context.ledger).reconcile(2);
+    const result = await new IndexReconciler(
+      context.videos,
+      context.indexInventory,
+      context.indexWriter,
+      context.ledger,
+    ).reconcile(2);
     expect(result).toEqual({ replayed: 0, checked: 3, missing: 1, stale: 1, ahead: 0, removed: 1 });
-    await context.search.refresh();
+    await context.indexAdmin.refresh();
 
     const rows = await context.videos.findByIds([missing, stale!, fine!]);
     for (const row of rows) expect(await versionOf(row.id)).toBe(row.version);
     expect((await context.indexedIds()).sort()).toEqual([missing, stale, fine].sort());
-    expect(await new IndexReconciler(context.videos, context.search, context.ledger).reconcile()).toEqual({
+    expect(
+      await new IndexReconciler(
+        context.videos,
+        context.indexInventory,
+        context.indexWriter,
+        context.ledger,
+      ).reconcile(),
+    ).toEqual({
       replayed: 0,
       checked: 3,
       missing: 0,
@@ -152,49 +164,59 @@ describe('index sync', () => {
     const [restored, untouched] = await seedVideos(context, 2);
     // The index saw three changes the restored row never had: its document is at version 4, the row at 1.
     const [row] = await context.videos.findByIds([restored!]);
-    await context.search.indexVideos([{ ...row!, title: 'Changed after the backup', version: 4 }]);
-    await context.search.refresh();
+    await context.indexWriter.indexVideos([{ ...row!, title: 'Changed after the backup', version: 4 }]);
+    await context.indexAdmin.refresh();
     expect(await versionOf(restored!)).toBe(4);
 
-    const result = await new IndexReconciler(context.videos, context.search, context.ledger).reconcile();
+    const result = await new IndexReconciler(
+      context.videos,
+      context.indexInventory,
+      context.indexWriter,
+      context.ledger,
+    ).reconcile();
     expect(result).toMatchObject({ checked: 2, missing: 0, stale: 0, ahead: 1, removed: 0 });
-    await context.search.refresh();
+    await context.indexAdmin.refresh();
     const [after] = await context.videos.findByIds([restored!]);
     // The row moved past the document, and the document now says what the row says.
     expect(after!.version).toBe(5);
     expect(await versionOf(restored!)).toBe(5);
-    const document = await context.search.document(restored!);
+    const document = await context.indexInventory.document(restored!);
     expect(document?.title).toBe(row!.title);
     const [other] = await context.videos.findByIds([untouched!]);
     expect(other!.version).toBe(1);
     expect(
-      await new IndexReconciler(context.videos, context.search, context.ledger).reconcile(),
+      await new IndexReconciler(
+        context.videos,
+        context.indexInventory,
+        context.indexWriter,
+        context.ledger,
+      ).reconcile(),
     ).toMatchObject({ ahead: 0 });
   });
 
   it("lists only this alias's versioned indices, not those of an alias that starts with its name", async () => {
-    const neighbour = `${context.search.alias}_neighbour_20261124000000000`;
+    const neighbour = `${context.indexAdmin.alias}_neighbour_20261124000000000`;
     const created = await fetch(`${context.config.ELASTICSEARCH_URL}/${neighbour}`, {
       method: 'PUT',
       signal: AbortSignal.timeout(10_000),
     });
     expect(created.status).toBe(200);
     try {
-      const listed = await context.search.versionedIndices();
-      expect(listed).toEqual(await context.search.aliasTargets());
+      const listed = await context.indexAdmin.versionedIndices();
+      expect(listed).toEqual(await context.indexAdmin.aliasTargets());
       expect(listed).not.toContain(neighbour);
     } finally {
-      await context.search.deleteIndex(neighbour);
+      await context.indexAdmin.deleteIndex(neighbour);
     }
   });
 
   it('a reindex swaps the alias to a new index and keeps changes made while it loads', async () => {
     const ids = await seedVideos(context, 25);
-    const before = await context.search.aliasTargets();
+    const before = await context.indexAdmin.aliasTargets();
     // The first rows in id order: already copied when the first batch reports progress.
     const [changed, purged] = [...ids].sort();
     let changedDuringLoad = false;
-    const result = await new ReindexService(context.videos, context.search).rebuild({
+    const result = await new ReindexService(context.videos, context.indexAdmin, context.indexWriter).rebuild({
       batchSize: 5,
       onProgress: async ({ documents }) => {
         if (documents !== 5 || changedDuringLoad) return;
@@ -216,19 +238,19 @@ describe('index sync', () => {
     expect(changedDuringLoad).toBe(true);
     expect(result.documents).toBe(25);
     expect(result.previous).toEqual(before);
-    expect(await context.search.aliasTargets()).toEqual([result.index]);
-    for (const old of before) expect(await context.search.indexExists(old)).toBe(false);
+    expect(await context.indexAdmin.aliasTargets()).toEqual([result.index]);
+    for (const old of before) expect(await context.indexAdmin.indexExists(old)).toBe(false);
 
     const indexed = await context.indexedIds();
     expect(indexed).toHaveLength(24);
     expect(indexed).not.toContain(purged);
-    expect((await context.search.document(changed!))?.title).toBe('Edited during reindex');
+    expect((await context.indexInventory.document(changed!))?.title).toBe('Edited during reindex');
   }, 60_000);
 
   describe('searches sent together (one _msearch)', () => {
     const FILTER = ['hits.total', 'hits.hits._id'];
     const titled = (word: string): estypes.SearchRequest => ({
-      index: context.search.alias,
+      index: context.indexAdmin.alias,
       query: { match: { title: word } },
       sort: [{ id: { order: 'asc' } }],
       _source: false,
@@ -236,16 +258,16 @@ describe('index sync', () => {
 
     it('answers each search as it answers alone, in the order asked', async () => {
       await seedVideos(context, 5, { title: (i) => (i < 3 ? `Otter talk ${i}` : `Heron talk ${i}`) });
-      await context.search.refresh();
+      await context.indexAdmin.refresh();
       const searches = [
         titled('otter'),
         titled('heron'),
         { ...titled('talk'), size: 0, request_cache: false },
       ];
       const alone = await Promise.all(
-        searches.map((search) => context.search.search({ ...search, filter_path: FILTER })),
+        searches.map((search) => context.indexReads.search({ ...search, filter_path: FILTER })),
       );
-      const together = await context.search.searchTogether(searches, FILTER);
+      const together = await context.indexReads.searchTogether(searches, FILTER);
       expect(together).toEqual(alone);
       expect(together.map((answer) => answer.hits.total)).toEqual([
         { value: 3, relation: 'eq' },
@@ -256,21 +278,21 @@ describe('index sync', () => {
     });
 
     it('throws a search that fails as that search alone throws: its status and its cause', async () => {
-      const missing = { ...titled('otter'), index: `${context.search.alias}_missing` };
-      const failure = await context.search
+      const missing = { ...titled('otter'), index: `${context.indexAdmin.alias}_missing` };
+      const failure = await context.indexReads
         .searchTogether([titled('otter'), missing], FILTER)
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(errors.ResponseError);
       expect((failure as errors.ResponseError).statusCode).toBe(404);
       // A missing index is one the API answers 503 for (not there before the first setup).
-      expect(SearchIndexService.isUnavailable(failure)).toBe(true);
+      expect(isUnavailable(failure)).toBe(true);
 
       const malformed = { ...titled('otter'), sort: [{ title: { order: 'asc' } }] } as estypes.SearchRequest;
-      const refused = await context.search
+      const refused = await context.indexReads
         .searchTogether([malformed], FILTER)
         .catch((error: unknown) => error);
       expect((refused as errors.ResponseError).statusCode).toBe(400);
-      expect(SearchIndexService.isUnavailable(refused)).toBe(false);
+      expect(isUnavailable(refused)).toBe(false);
     });
   });
 
@@ -289,7 +311,7 @@ describe('index sync', () => {
       description: (i) => (i % 2 === 0 ? 'Notes on the service and its data' : 'Of the wild and the tame'),
     });
     const total = async (request: estypes.SearchRequest) =>
-      ((await context.search.search(request)).hits.total as estypes.SearchTotalHits).value;
+      ((await context.indexReads.search(request)).hits.total as estypes.SearchTotalHits).value;
     const counts: number[] = [];
     for (const q of [
       'the art',
@@ -304,7 +326,7 @@ describe('index sync', () => {
       const { rank, count } = buildSearchRequests(
         { q, sort: 'relevance' },
         { kind: 'window', from: 0, size: 10 },
-        context.search.alias,
+        context.indexAdmin.alias,
       );
       // Every alternative the ranking scores, as the filter: what the ranking matches.
       const scored = (rank.query?.bool?.must as { dis_max: { queries: estypes.QueryDslQueryContainer[] } })

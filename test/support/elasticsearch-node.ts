@@ -291,7 +291,8 @@ export async function startElasticsearchCluster(
 /**
  * An administrative read (`_cluster/health`, `_cat/shards`, `_settings`…) of a test's own node or
  * the local one, for assertions about the cluster itself. The product reaches Elasticsearch only
- * through SearchIndexService; a test inspecting the cluster does not need a client for that.
+ * through the index's owners (IndexAdmin, IndexWriter, IndexInventory, the API's search engine); a
+ * test inspecting the cluster does not need a client for that.
  */
 export async function clusterRead<T>(url: string, path: string, timeoutMs = 70_000): Promise<T> {
   const response = await fetch(`${elasticsearchNodes(url)[0]!.replace(/\/$/, '')}${path}`, {

@@ -39,8 +39,8 @@ export async function seedVideos(
       uploads.slice(i, i + 50).map((key) => context.storage.putObject(key, 'x', 'application/octet-stream')),
     );
   }
-  await context.search.indexVideos(await context.videos.findByIds(contents.map((c) => c.id)));
-  await context.search.refresh();
+  await context.indexWriter.indexVideos(await context.videos.findByIds(contents.map((c) => c.id)));
+  await context.indexAdmin.refresh();
   return contents.map((c) => c.id);
 }
 
@@ -54,7 +54,7 @@ export async function remains(context: TestContext, id: string) {
       'SELECT reason, requested_by, objects_deleted FROM deletion_audit WHERE video_id = ?',
       [id],
     );
-  const document = await context.search.document(id);
+  const document = await context.indexInventory.document(id);
   return {
     row: rows[0] ?? null,
     audits,

@@ -1,6 +1,8 @@
 import { LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
 import { loadConfig } from '@app/shared/config/load-config';
 import type { AppConfig } from '@app/shared/config/config.schema';
+import { createSearchClient } from '@app/shared/search/search.client';
+import { IndexReads } from '../../apps/api/src/search/engine/index-reads';
 import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
 
 export interface TestContext extends CliContext {
@@ -11,12 +13,15 @@ export interface TestContext extends CliContext {
   allMediaKeys(): Promise<string[]>;
   /** Ids of every document in the index behind the alias. */
   indexedIds(): Promise<string[]>;
+  /** The API's wire to the index (searches alone or together), on a client of the test's own. */
+  indexReads: IndexReads;
 }
 
 /** The test environment, with `env` overriding it (a test's own MySQL or Elasticsearch). */
 export async function openTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const config = loadConfig({ ...process.env, ...env });
   const context = await openCliContext(config);
+  const readsClient = createSearchClient(config);
   const allMediaKeys = async () => {
     const keys: string[] = [];
     for await (const page of context.storage.listKeys('videos/')) keys.push(...page);
@@ -26,10 +31,15 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
     ...context,
     config,
     allMediaKeys,
+    indexReads: new IndexReads(readsClient, config),
+    async close() {
+      await readsClient.close();
+      await context.close();
+    },
     async indexedIds() {
-      await context.search.refresh();
+      await context.indexAdmin.refresh();
       const ids: string[] = [];
-      for await (const batch of context.search.documentIdBatches()) ids.push(...batch);
+      for await (const batch of context.indexInventory.documentIdBatches()) ids.push(...batch);
       return ids;
     },
     async reset() {
@@ -39,13 +49,14 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
       await context.dataSource.query('DELETE FROM outbox_events');
       await context.dataSource.query('DELETE FROM deletion_audit');
       await context.dataSource.query('DELETE FROM videos');
-      for (const index of await context.search.versionedIndices()) await context.search.deleteIndex(index);
+      for (const index of await context.indexAdmin.versionedIndices())
+        await context.indexAdmin.deleteIndex(index);
       await context.storage.ensureBucket();
       // The media, and the deletion ledger: a later reconcile would otherwise re-apply old deletions.
       for (const prefix of ['videos/', LEDGER_PREFIX]) {
         for await (const page of context.storage.listKeys(prefix)) await context.storage.deleteKeys(page);
       }
-      await context.search.ensureAlias();
+      await context.indexAdmin.ensureAlias();
     },
   };
 }
@@ -54,7 +65,7 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
 export async function ensureTestIndex(): Promise<void> {
   const context = await openTestContext();
   try {
-    await context.search.ensureAlias();
+    await context.indexAdmin.ensureAlias();
   } finally {
     await context.close();
   }

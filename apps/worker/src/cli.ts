@@ -11,7 +11,7 @@ import { VideoImporter } from '@app/shared/importer/video-importer';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
 import { REINDEX_BATCH, ReindexService } from '@app/shared/search/reindex.service';
-import { shardCountAdvice } from '@app/shared/search/search-index.service';
+import { shardCountAdvice } from '@app/shared/search/index-admin.service';
 import { openCliContext } from './cli/cli-context';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
 
@@ -42,9 +42,9 @@ program
     const context = await openCliContext(config);
     try {
       await context.storage.ensureBucket();
-      await context.search.ensureAlias();
+      await context.indexAdmin.ensureAlias();
       // An existing index takes a changed ELASTICSEARCH_REPLICAS here too, as at a worker's start.
-      const indices = await context.search.applyReplicas();
+      const indices = await context.indexAdmin.applyReplicas();
       const videos = await context.videos.count();
       console.log(
         JSON.stringify({
@@ -90,7 +90,12 @@ program
     const started = performance.now();
     try {
       await context.storage.ensureBucket();
-      const importer = new VideoImporter(context.videos, context.storage, context.search);
+      const importer = new VideoImporter(
+        context.videos,
+        context.storage,
+        context.indexAdmin,
+        context.indexWriter,
+      );
       if (showBar) bar.start(100, 0, { records: 0, rate: 0 });
       const summary = await importer.importFile(resolve(file), {
         batchSize: options.batchSize,
@@ -107,7 +112,7 @@ program
         bar.update(100);
         bar.stop();
       }
-      await context.search.refresh();
+      await context.indexAdmin.refresh();
       console.log(
         `Imported ${summary.imported} of ${summary.read} records in ${summary.seconds.toFixed(1)} s ` +
           `(${Math.round(summary.imported / Math.max(summary.seconds, 0.001))}/s): ` +
@@ -150,7 +155,11 @@ program
     const started = performance.now();
     try {
       if (showBar) bar.start(total, 0, { rate: 0 });
-      const result = await new ReindexService(context.videos, context.search).rebuild({
+      const result = await new ReindexService(
+        context.videos,
+        context.indexAdmin,
+        context.indexWriter,
+      ).rebuild({
         batchSize: options.batchSize,
         onProgress: ({ documents }) => {
           if (showBar)
@@ -177,7 +186,12 @@ program
   .action(async () => {
     const context = await openCliContext(loadConfig());
     try {
-      const result = await new IndexReconciler(context.videos, context.search, context.ledger).reconcile();
+      const result = await new IndexReconciler(
+        context.videos,
+        context.indexInventory,
+        context.indexWriter,
+        context.ledger,
+      ).reconcile();
       console.log(
         `${result.replayed} deletions re-applied from the ledger. ` +
           `Checked ${result.checked} videos: ${result.missing} missing and ${result.stale} stale documents rewritten, ` +

@@ -1,3 +1,4 @@
+import type { Client } from '@elastic/elasticsearch';
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
@@ -6,7 +7,9 @@ import type { AppConfig } from './config/config.schema';
 import { dataSourceOptions } from './database/data-source';
 import { createRedisClient, REDIS_CLIENT } from './redis/redis';
 import { createSearchClient, SEARCH_CLIENT } from './search/search.client';
-import { SearchIndexService } from './search/search-index.service';
+import { IndexAdmin } from './search/index-admin.service';
+import { IndexInventory } from './search/index-inventory.service';
+import { IndexWriter } from './search/index-writer.service';
 import { StorageService } from './storage/storage.service';
 import { StorageCleaner } from './storage/storage-cleaner';
 import { JobQueues } from './queue/job-queues.service';
@@ -38,7 +41,9 @@ import { VideoBatchRepository } from './video/video-batch.repository';
 
 /** The domain services both processes use, built on those connections. */
 const SERVICES = [
-  SearchIndexService,
+  IndexAdmin,
+  IndexWriter,
+  IndexInventory,
   StorageService,
   StorageCleaner,
   VideoRepository,
@@ -92,13 +97,14 @@ const SERVICES = [
     { provide: SEARCH_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createSearchClient(c) },
     ...SERVICES,
   ],
-  // The Elasticsearch client stays inside: SearchIndexService is its one owner.
-  exports: [REDIS_CLIENT, ...SERVICES],
+  // The Elasticsearch client goes only to the index's owners: IndexAdmin, IndexWriter and
+  // IndexInventory here, and the API's search engine (apps/api/src/search/engine), which reads.
+  exports: [REDIS_CLIENT, SEARCH_CLIENT, ...SERVICES],
 })
 export class InfrastructureModule implements OnApplicationShutdown {
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
-    private readonly search: SearchIndexService,
+    @Inject(SEARCH_CLIENT) private readonly search: Client,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {

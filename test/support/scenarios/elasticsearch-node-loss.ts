@@ -26,7 +26,7 @@ interface ShardCopy {
 async function shardCopies(context: TestContext): Promise<ShardCopy[]> {
   return clusterRead<ShardCopy[]>(
     context.config.ELASTICSEARCH_URL,
-    `/_cat/shards/${context.search.alias}?format=json&h=shard,prirep,state,node`,
+    `/_cat/shards/${context.indexAdmin.alias}?format=json&h=shard,prirep,state,node`,
   );
 }
 
@@ -53,7 +53,7 @@ export async function elasticsearchNodeLoss(options: DrillOptions): Promise<Scen
       // Every replica copied before the load: losing a node then loses no shard.
       await clusterRead(
         context.config.ELASTICSEARCH_URL,
-        `/_cluster/health/${context.search.alias}?wait_for_status=green&timeout=60s`,
+        `/_cluster/health/${context.indexAdmin.alias}?wait_for_status=green&timeout=60s`,
       );
       const before = await shardCopies(context);
       const lostPrimaries = primariesOn(before, lost);

@@ -263,7 +263,7 @@ export async function wholeStateViolations(
   }
   const counts: Record<Whole, number> = { untouched: 0, soft_deleted: 0, purged: 0 };
   const violations: string[] = [];
-  await context.search.refresh();
+  await context.indexAdmin.refresh();
   for (let i = 0; i < ids.length; i += 20) {
     await Promise.all(
       ids.slice(i, i + 20).map(async (id) => {
@@ -309,12 +309,12 @@ export async function wholeStateViolations(
 export async function indexDrift(
   context: TestContext,
 ): Promise<{ missing: number; stale: number; ahead: number; orphaned: number; total: number }> {
-  await context.search.refresh();
+  await context.indexAdmin.refresh();
   const rows: { id: string; version: number }[] = await context.dataSource.query(
     'SELECT id, version FROM videos',
   );
   const documents = new Map<string, number>();
-  for await (const batch of context.search.documentVersionBatches()) {
+  for await (const batch of context.indexInventory.documentVersionBatches()) {
     for (const [id, version] of batch) documents.set(id, version);
   }
   let missing = 0;

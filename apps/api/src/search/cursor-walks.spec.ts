@@ -1,9 +1,10 @@
 import { ProblemException } from '@app/shared/http/problem';
-import type { SearchCriteria } from '@app/shared/search/search-query.builder';
 import { CursorWalks } from './cursor-walks';
+import type { Ranking } from './engine/search-answers';
+import type { SearchCriteria } from './engine/search-criteria';
+import { LostPointInTime, type SearchEngine } from './engine/search-engine';
 import type { Lease, PointInTimeLeases } from './point-in-time-leases';
 import type { CursorPosition } from './search-cursor';
-import { LostPointInTime, type Ranking, type SearchRanking } from './search-ranking';
 
 /** The leases as Redis keeps them, in a map: one point in time per walk, a ceiling on walks. */
 class FakeLeases {
@@ -35,7 +36,7 @@ class FakeLeases {
 }
 
 /** The engine's points in time: which are open, which pages were read on which. */
-class FakeRanking {
+class FakeEngine {
   opened = 0;
   readonly open = new Set<string>();
   readonly readOn: string[] = [];
@@ -54,7 +55,12 @@ class FakeRanking {
     return Promise.resolve();
   }
 
-  after(_criteria: SearchCriteria, _position: CursorPosition, _limit: number, pit: string): Promise<Ranking> {
+  follow(
+    _criteria: SearchCriteria,
+    _position: CursorPosition,
+    _limit: number,
+    pit: string,
+  ): Promise<Ranking> {
     if (!this.open.has(pit)) return Promise.reject(new LostPointInTime());
     this.readOn.push(pit);
     return Promise.resolve({
@@ -78,43 +84,43 @@ const position = (walk: string): CursorPosition => ({
 });
 
 describe('CursorWalks', () => {
-  let ranking: FakeRanking;
+  let engine: FakeEngine;
   let leases: FakeLeases;
   let walks: CursorWalks;
 
   beforeEach(() => {
-    ranking = new FakeRanking();
+    engine = new FakeEngine();
     leases = new FakeLeases();
-    walks = new CursorWalks(ranking as unknown as SearchRanking, leases as unknown as PointInTimeLeases);
+    walks = new CursorWalks(engine as unknown as SearchEngine, leases as unknown as PointInTimeLeases);
   });
 
   it('reads every page and every replay of one walk on one point in time', async () => {
     for (let i = 0; i < 50; i += 1) await walks.page(criteria, position('w1'), 10, 'c1');
-    expect(ranking.opened).toBe(1);
-    expect(new Set(ranking.readOn)).toEqual(new Set(['pit-1']));
+    expect(engine.opened).toBe(1);
+    expect(new Set(engine.readOn)).toEqual(new Set(['pit-1']));
     await walks.page(criteria, position('w2'), 10, 'c1');
-    expect(ranking.opened).toBe(2);
+    expect(engine.opened).toBe(2);
   });
 
   it("closes the walk's point in time at its last page and frees its slot", async () => {
     await walks.page(criteria, position('w1'), 10, 'c1');
-    ranking.last = true;
+    engine.last = true;
     await walks.page(criteria, position('w1'), 10, 'c1');
-    expect(ranking.open.size).toBe(0);
+    expect(engine.open.size).toBe(0);
     expect(leases.walks.size).toBe(0);
   });
 
   it('opens a point in time again, counted, when the walk lost its own (closed, expired, engine restarted)', async () => {
     await walks.page(criteria, position('w1'), 10, 'c1');
-    ranking.open.clear();
+    engine.open.clear();
     const page = await walks.page(criteria, position('w1'), 10, 'c1');
     expect(page.hits).toHaveLength(1);
-    expect(ranking.opened).toBe(2);
+    expect(engine.opened).toBe(2);
     expect(leases.walks.get('w1')).toBe('pit-2');
   });
 
   it('answers 400 when even the reopened point in time is lost at once', async () => {
-    ranking.after = () => Promise.reject(new LostPointInTime());
+    engine.follow = () => Promise.reject(new LostPointInTime());
     await expect(walks.page(criteria, position('w1'), 10, 'c1')).rejects.toMatchObject({ status: 400 });
     expect(leases.walks.size).toBe(0);
   });
@@ -123,9 +129,9 @@ describe('CursorWalks', () => {
     leases.ceiling = 1;
     await walks.page(criteria, position('w1'), 10, 'c1');
     await expect(walks.page(criteria, position('w2'), 10, 'c1')).rejects.toMatchObject({ status: 429 });
-    expect(ranking.opened).toBe(1);
+    expect(engine.opened).toBe(1);
     leases.ceiling = Infinity;
-    ranking.openPointInTime = () => Promise.reject(ProblemException.unavailable('Search'));
+    engine.openPointInTime = () => Promise.reject(ProblemException.unavailable('Search'));
     await expect(walks.page(criteria, position('w3'), 10, 'c1')).rejects.toMatchObject({ status: 503 });
     expect([...leases.walks.keys()]).toEqual(['w1']);
   });

@@ -1,8 +1,9 @@
-import type { SearchCriteria } from '@app/shared/search/search-query.builder';
 import { ProblemException } from '@app/shared/http/problem';
+import type { Ranking } from './engine/search-answers';
+import type { SearchCriteria } from './engine/search-criteria';
+import { LostPointInTime, type SearchEngine } from './engine/search-engine';
 import type { CursorPosition } from './search-cursor';
 import type { PointInTimeLeases } from './point-in-time-leases';
-import { LostPointInTime, type Ranking, type SearchRanking } from './search-ranking';
 
 const expired = () =>
   ProblemException.badRequest([{ name: 'cursor', reason: 'cursor has expired; search again' }]);
@@ -16,7 +17,7 @@ const expired = () =>
  */
 export class CursorWalks {
   constructor(
-    private readonly ranking: SearchRanking,
+    private readonly engine: SearchEngine,
     private readonly leases: PointInTimeLeases,
   ) {}
 
@@ -33,7 +34,7 @@ export class CursorWalks {
       const pit = await this.pointInTime(walk, caller);
       let ranking: Ranking;
       try {
-        ranking = await this.ranking.after(criteria, position, limit, pit);
+        ranking = await this.engine.follow(criteria, position, limit, pit);
       } catch (error) {
         if (!(error instanceof LostPointInTime)) throw error;
         await this.leases.release(walk, caller, pit);
@@ -53,7 +54,7 @@ export class CursorWalks {
     if ('pit' in lease) return lease.pit;
     let pit: string;
     try {
-      pit = await this.ranking.openPointInTime();
+      pit = await this.engine.openPointInTime();
     } catch (error) {
       await this.leases.abandon(walk, caller);
       throw error;
@@ -68,7 +69,7 @@ export class CursorWalks {
    */
   private async close(walk: string, caller: string, pit: string): Promise<void> {
     try {
-      await this.ranking.closePointInTime(pit);
+      await this.engine.closePointInTime(pit);
     } catch {
       return;
     }

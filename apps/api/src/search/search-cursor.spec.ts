@@ -1,6 +1,7 @@
 import { ProblemException } from '@app/shared/http/problem';
-import type { SearchCriteria } from '@app/shared/search/search-query.builder';
-import { fingerprint, newWalk, SearchCursors, viewOf, type CursorPosition } from './search-cursor';
+import { viewOf } from './engine/search-answers';
+import type { SearchCriteria } from './engine/search-criteria';
+import { fingerprint, newWalk, SearchCursors, type CursorPosition } from './search-cursor';
 
 const criteria: SearchCriteria = { q: 'pandas dataframe', sort: 'relevance' };
 const position: CursorPosition = {

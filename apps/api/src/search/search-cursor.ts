@@ -6,30 +6,19 @@ import {
   timingSafeEqual,
   type KeyObject,
 } from 'node:crypto';
-import type { estypes } from '@elastic/elasticsearch';
 import { ProblemException } from '@app/shared/http/problem';
-import type { SearchCriteria } from '@app/shared/search/search-query.builder';
+import type { RankPosition } from './engine/search-answers';
+import { BOUND_PARAMETERS, boundValues, type SearchCriteria } from './engine/search-criteria';
 
 /** Where a walk through a search's results stands: what the page after the last one shown needs. */
-export interface CursorPosition {
+export interface CursorPosition extends RankPosition {
   /**
    * The walk the cursor belongs to: a random name, the same for every cursor of one walk. The point
    * in time the walk reads is kept in Redis under it (`PointInTimeLeases`), never in the cursor.
    */
   walk: string;
-  /**
-   * Which point in time `after` was read on (`viewOf` its id); absent when the page was read from
-   * the live index. A position read elsewhere is found again in the point in time the walk reads.
-   */
-  view?: string;
-  /** The sort values of the last hit shown, as the index gave them. */
-  after: estypes.SortResults;
-  /** The last hit shown: a walk without a point in time finds its position again by it. */
-  lastId: string;
   /** The page number of the next answer. */
   page: number;
-  /** The typo corrections of the first page, so every page ranks the same words. */
-  corrections: Record<string, string>;
 }
 
 interface Payload extends CursorPosition {
@@ -42,26 +31,23 @@ interface Payload extends CursorPosition {
   expires: number;
 }
 
-/** The search a cursor walks: the parameters that select and order its results (not `limit`). */
+/**
+ * The search a cursor walks: the criteria that select and order its results, as `CURSOR_BINDING`
+ * binds them (not `limit`, which may change from page to page).
+ */
 export function fingerprint(criteria: SearchCriteria): string {
-  const selected = [
-    criteria.q.trim(),
-    criteria.authorId ?? null,
-    criteria.from?.toISOString() ?? null,
-    criteria.to?.toISOString() ?? null,
-    criteria.sort,
-  ];
-  return createHash('sha256').update(JSON.stringify(selected)).digest('base64url').slice(0, 22);
+  return createHash('sha256')
+    .update(JSON.stringify(boundValues(criteria)))
+    .digest('base64url')
+    .slice(0, 22);
 }
+
+/** `q, authorId, dateFrom, dateTo and sort`: the parameters a cursor is bound to, as a sentence. */
+const boundParameters = `${BOUND_PARAMETERS.slice(0, -1).join(', ')} and ${BOUND_PARAMETERS.at(-1)}`;
 
 /** A new walk's name: 128 random bits. */
 export function newWalk(): string {
   return randomBytes(16).toString('base64url');
-}
-
-/** A point in time's short name in a cursor: the position's view, compared with the walk's. */
-export function viewOf(pit: string): string {
-  return createHash('sha256').update(pit).digest('base64url').slice(0, 11);
 }
 
 /** The bytes of the cursor key (see the `SearchCursors` constructor). */
@@ -117,9 +103,7 @@ export class SearchCursors {
     }
     if (payload.v !== 2) throw invalid('cursor is from another version of this service; search again');
     if (payload.search !== search)
-      throw invalid(
-        'cursor belongs to another search: q, authorId, dateFrom, dateTo and sort must stay the same',
-      );
+      throw invalid(`cursor belongs to another search: ${boundParameters} must stay the same`);
     if (payload.caller !== caller) throw invalid('cursor was handed to another caller; search again');
     if (payload.expires < this.now()) throw invalid('cursor has expired; search again');
     const { walk, view, after, lastId, page, corrections } = payload;

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { FacetCount } from '@app/shared/search/search-query.builder';
 import type { VideoSummary } from '@app/shared/video/video.repository';
+import type { FacetCount } from './engine/search-answers';
 import type { Highlights } from './search-highlighter';
 
 /** A search item without its score, as JSON bytes: `{"id":…,"tags":[…],"score":` (score and `}` follow). */

@@ -1,18 +1,13 @@
 import { z } from 'zod';
 import { parseDateBound } from '@app/shared/search/search-params';
 import {
-  FACET_SIZE,
-  SEARCH_FACETS,
-  SEARCH_SORTS,
-  type SearchFacet,
-} from '@app/shared/search/search-query.builder';
-import {
   authorIdSchema,
   charactersWithin,
   checkPageWindow,
   digits,
   pagingFields,
 } from '../common/query-params';
+import { FACET_SIZE, SEARCH_FACETS, SEARCH_SORTS, type SearchFacet } from './engine/search-criteria';
 import { FRAGMENT_LENGTH, MAX_FRAGMENTS } from './search-highlighter';
 
 const dateBound = (name: 'dateFrom' | 'dateTo') =>

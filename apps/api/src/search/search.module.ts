@@ -5,23 +5,25 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { REDIS_CLIENT } from '@app/shared/redis/redis';
 import { CursorWalks } from './cursor-walks';
+import { IndexReads } from './engine/index-reads';
+import { CURSOR_TTL_MS, SearchEngine } from './engine/search-engine';
 import { PointInTimeLeases } from './point-in-time-leases';
 import { SearchController } from './search.controller';
-import { CURSOR_TTL_MS, SearchRanking } from './search-ranking';
 import { VideoSearchService } from './video-search.service';
 
 @Module({
   imports: [MetricsModule],
   controllers: [SearchController],
   providers: [
-    SearchRanking,
+    IndexReads,
+    SearchEngine,
     VideoSearchService,
     {
       provide: CursorWalks,
-      inject: [SearchRanking, REDIS_CLIENT, APP_CONFIG],
-      useFactory: (ranking: SearchRanking, redis: Redis, config: AppConfig) =>
+      inject: [SearchEngine, REDIS_CLIENT, APP_CONFIG],
+      useFactory: (engine: SearchEngine, redis: Redis, config: AppConfig) =>
         new CursorWalks(
-          ranking,
+          engine,
           new PointInTimeLeases(redis, CURSOR_TTL_MS, {
             all: config.SEARCH_PIT_MAX_OPEN,
             perCaller: config.SEARCH_PIT_MAX_PER_CALLER,

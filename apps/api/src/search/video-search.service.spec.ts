@@ -2,12 +2,13 @@ import { parseDateBound } from '@app/shared/search/search-params';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { MetricsService } from '@app/shared/metrics/metrics.service';
 import type { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { SearchCriteria } from '@app/shared/search/search-query.builder';
 import type { VideoRepository, VideoSummary } from '@app/shared/video/video.repository';
 import type { CursorWalks } from './cursor-walks';
+import type { Ranking } from './engine/search-answers';
+import type { SearchCriteria } from './engine/search-criteria';
+import type { SearchEngine } from './engine/search-engine';
 import { callerId } from './point-in-time-leases';
 import type { CursorPosition } from './search-cursor';
-import type { Ranking, SearchRanking } from './search-ranking';
 import type { SearchQuery } from './search-query.schema';
 import { VideoSearchService } from './video-search.service';
 
@@ -36,7 +37,7 @@ class FakeRanking {
     caller?: string;
   }[] = [];
 
-  page(criteria: SearchCriteria, page: number): Promise<Ranking> {
+  rank(criteria: SearchCriteria, page: number): Promise<Ranking> {
     this.calls.push({ kind: 'page', criteria, at: page });
     return Promise.resolve(this.answer);
   }
@@ -90,7 +91,7 @@ describe('VideoSearchService', () => {
       },
     };
     service = new VideoSearchService(
-      ranking as unknown as SearchRanking,
+      ranking as unknown as SearchEngine,
       { page: ranking.walk.bind(ranking) } as unknown as CursorWalks,
       videos as unknown as VideoRepository,
       queues as unknown as JobQueues,

@@ -3,15 +3,16 @@ import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { SearchCriteria } from '@app/shared/search/search-query.builder';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import type { SearchQuery, SuggestQuery } from './search-query.schema';
 import { CursorWalks } from './cursor-walks';
+import type { Ranking } from './engine/search-answers';
+import type { SearchCriteria } from './engine/search-criteria';
+import { CURSOR_TTL_MS, SearchEngine } from './engine/search-engine';
 import { callerId } from './point-in-time-leases';
 import { fingerprint, newWalk, SearchCursors } from './search-cursor';
 import { Highlighter, type Highlights } from './search-highlighter';
 import { ItemHeadCache, renderSearchPage, type ItemHead, type RenderedItem } from './search-page.renderer';
-import { CURSOR_TTL_MS, SearchRanking, type Ranking } from './search-ranking';
 
 @Injectable()
 export class VideoSearchService {
@@ -19,7 +20,7 @@ export class VideoSearchService {
   private readonly cursors: SearchCursors;
 
   constructor(
-    private readonly ranking: SearchRanking,
+    private readonly engine: SearchEngine,
     private readonly walks: CursorWalks,
     private readonly videos: VideoRepository,
     private readonly queues: JobQueues,
@@ -55,7 +56,7 @@ export class VideoSearchService {
     const page = position?.page ?? query.page ?? 1;
     const ranking: Ranking = position
       ? await this.walks.page(criteria, position, query.limit, caller)
-      : await this.ranking.page(criteria, page, query.limit);
+      : await this.engine.rank(criteria, page, query.limit);
 
     const ids = ranking.hits.map((hit) => hit.id);
     const highlighter = query.highlight ? new Highlighter(query.q, ranking.corrections) : undefined;
@@ -93,7 +94,7 @@ export class VideoSearchService {
 
   /** Titles completing `q` for a search box (docs/contract.md §7.2); MySQL has its say as for a search. */
   async suggest(query: SuggestQuery): Promise<{ items: { id: string; title: string }[] }> {
-    const suggestions = await this.ranking.suggestions(query.q, query.limit);
+    const suggestions = await this.engine.suggest(query.q, query.limit);
     const ids = suggestions.map((suggestion) => suggestion.id);
     const active = await this.videos.findActiveVersions(ids);
     this.repairStale(ids, active);

@@ -1,11 +1,16 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { SearchIndexService, shardCountAdvice } from '@app/shared/search/search-index.service';
+import {
+  IndexAdmin,
+  OutdatedIndexDefinition,
+  shardCountAdvice,
+} from '@app/shared/search/index-admin.service';
 
 /**
  * A worker that starts with a new ELASTICSEARCH_REPLICAS gives the live index that many replicas:
  * an operator who changes the variable and restarts expects it to take effect, and the replica
  * count is a dynamic setting. Shards cannot change in place, so a different ELASTICSEARCH_SHARDS
- * only gets a warning that names the reindex. The worker, not the API, does it: the worker owns
+ * only gets a warning that names the reindex, and so does a live index of an older definition
+ * than this build's (readiness refuses it too). The worker, not the API, does it: the worker owns
  * the index's lifecycle (reindexes, repairs).
  *
  * It runs beside the start, never before it: with Elasticsearch away the worker still has
@@ -16,7 +21,7 @@ import { SearchIndexService, shardCountAdvice } from '@app/shared/search/search-
 export class IndexShapeService implements OnApplicationBootstrap {
   private readonly logger = new Logger('IndexShape');
 
-  constructor(private readonly search: SearchIndexService) {}
+  constructor(private readonly index: IndexAdmin) {}
 
   onApplicationBootstrap(): void {
     this.apply().catch((error: unknown) =>
@@ -28,8 +33,8 @@ export class IndexShapeService implements OnApplicationBootstrap {
   }
 
   async apply(): Promise<void> {
-    const { shards } = this.search.shape;
-    for (const report of await this.search.applyReplicas()) {
+    const { shards } = this.index.shape;
+    for (const report of await this.index.applyReplicas()) {
       if (report.previousReplicas !== undefined) {
         this.logger.log(
           { index: report.index, replicas: report.replicas, previousReplicas: report.previousReplicas },
@@ -40,6 +45,17 @@ export class IndexShapeService implements OnApplicationBootstrap {
       if (advice) {
         this.logger.warn({ index: report.index, shards: report.shards, configuredShards: shards }, advice);
       }
+    }
+    await this.warnIfOutdated();
+  }
+
+  /** A live index of an older definition: searches find nothing in it until a reindex. */
+  private async warnIfOutdated(): Promise<void> {
+    try {
+      await this.index.checkDefinition();
+    } catch (error) {
+      if (!(error instanceof OutdatedIndexDefinition)) throw error;
+      this.logger.warn({ index: error.index, definitionVersion: error.found ?? null }, error.reason);
     }
   }
 }

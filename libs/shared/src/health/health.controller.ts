@@ -11,20 +11,27 @@ import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { PublicRoute } from '../http/public-route';
 import { REDIS_CLIENT } from '../redis/redis';
-import { SearchIndexService } from '../search/search-index.service';
+import { IndexAdmin, OutdatedIndexDefinition } from '../search/index-admin.service';
 import { StorageService } from '../storage/storage.service';
 
-/** Each dependency's status only: the endpoint is public, and an error's text names hosts and ports. */
+/**
+ * Each dependency's status only: the endpoint is public, and an error's text names hosts and ports.
+ * A `reason` an indicator gives is meant for the public (the operator's next step) and is kept.
+ */
 function statusesOnly(results: Partial<HealthIndicatorResult> | undefined) {
   if (!results) return undefined;
   return Object.fromEntries(
-    Object.entries(results).map(([key, result]) => [key, { status: result!.status }]),
+    Object.entries(results).map(([key, result]) => {
+      const reason = (result as { reason?: unknown }).reason;
+      return [key, { status: result!.status, ...(typeof reason === 'string' ? { reason } : {}) }];
+    }),
   );
 }
 
 /**
- * Liveness says the process runs; readiness says every backing service answers. Why a dependency
- * is down goes to the log, not into the public answer.
+ * Liveness says the process runs; readiness says every backing service answers, and the search
+ * index is of this build's definition. Why a dependency is down goes to the log, not into the
+ * public answer; an outdated index also says so publicly, with the command that rebuilds it.
  */
 @Controller('health')
 @PublicRoute()
@@ -36,7 +43,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly database: TypeOrmHealthIndicator,
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
-    private readonly search: SearchIndexService,
+    private readonly index: IndexAdmin,
     private readonly storage: StorageService,
   ) {}
 
@@ -52,7 +59,11 @@ export class HealthController {
       return await this.health.check([
         () => this.database.pingCheck('mysql', { timeout: 3_000 }),
         () => this.probe('redis', () => this.redis.ping()),
-        () => this.probe('elasticsearch', () => this.search.ping()),
+        () =>
+          this.probe('elasticsearch', async () => {
+            await this.index.ping();
+            await this.index.checkDefinition();
+          }),
         () => this.probe('s3', () => this.storage.ping()),
       ]);
     } catch (error) {
@@ -75,7 +86,9 @@ export class HealthController {
       await check();
       return indicator.up();
     } catch (error) {
-      return indicator.down({ message: error instanceof Error ? error.message : String(error) });
+      const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof OutdatedIndexDefinition) return indicator.down({ message, reason: error.reason });
+      return indicator.down({ message });
     }
   }
 }

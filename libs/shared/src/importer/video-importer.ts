@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { SearchIndexService } from '../search/search-index.service';
+import { IndexAdmin } from '../search/index-admin.service';
+import { IndexWriter } from '../search/index-writer.service';
 import { mediaPrefix, StorageService } from '../storage/storage.service';
 import { VideoState } from '../video/video-state';
 import { VideoRepository } from '../video/video.repository';
@@ -66,7 +67,8 @@ export class VideoImporter {
   constructor(
     private readonly videos: VideoRepository,
     private readonly storage: StorageService,
-    private readonly search: SearchIndexService,
+    private readonly indexAdmin: IndexAdmin,
+    private readonly indexWriter: IndexWriter,
   ) {}
 
   async importFile(path: string, options: ImportOptions = {}): Promise<ImportSummary> {
@@ -84,7 +86,7 @@ export class VideoImporter {
       problems: [],
       seconds: 0,
     };
-    await this.search.ensureAlias();
+    await this.indexAdmin.ensureAlias();
     let batch: ImportedVideo[] = [];
     const flush = async () => {
       const outcome = await this.importBatch(batch);
@@ -145,7 +147,7 @@ export class VideoImporter {
       forEachConcurrent(uploads, UPLOAD_CONCURRENCY, ({ key, object }) =>
         this.storage.putObject(key, object.body, object.contentType),
       ),
-      this.search.indexVideos(rows),
+      this.indexWriter.indexVideos(rows),
     ]);
     return {
       imported: batch.length - skippedDeleted,

@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DeletionLedger } from '../video/deletion-ledger.service';
 import type { VideoEntity } from '../video/video.entity';
 import { VideoRepository } from '../video/video.repository';
-import { SearchIndexService } from './search-index.service';
+import { IndexInventory } from './index-inventory.service';
+import { IndexWriter } from './index-writer.service';
 
 export interface ReconcileResult {
   /** Deletions MySQL had forgotten (restored from a backup), re-applied from the ledger first. */
@@ -34,7 +35,8 @@ export class IndexReconciler {
 
   constructor(
     private readonly videos: VideoRepository,
-    private readonly search: SearchIndexService,
+    private readonly inventory: IndexInventory,
+    private readonly writer: IndexWriter,
     private readonly ledger: DeletionLedger,
   ) {}
 
@@ -43,7 +45,7 @@ export class IndexReconciler {
     const replayed = await this.ledger.replay();
     const result: ReconcileResult = { replayed, checked: 0, missing: 0, stale: 0, ahead: 0, removed: 0 };
     for await (const rows of this.videos.rowBatches(batchSize)) {
-      const versions = await this.search.versions(rows.map((row) => row.id));
+      const versions = await this.inventory.versions(rows.map((row) => row.id));
       const repair = rows.filter((row) => {
         const indexed = versions.get(row.id);
         if (indexed === undefined) result.missing += 1;
@@ -52,13 +54,13 @@ export class IndexReconciler {
       });
       const ahead = rows.filter((row) => (versions.get(row.id) ?? 0) > row.version);
       result.ahead += ahead.length;
-      await this.search.indexVideos([...repair, ...(await this.movedPast(ahead, versions))]);
+      await this.writer.indexVideos([...repair, ...(await this.movedPast(ahead, versions))]);
       result.checked += rows.length;
     }
-    for await (const ids of this.search.documentIdBatches(batchSize)) {
+    for await (const ids of this.inventory.documentIdBatches(batchSize)) {
       const existing = await this.videos.existingIds(ids);
       const orphans = ids.filter((id) => !existing.has(id));
-      await this.search.deleteDocuments(orphans);
+      await this.writer.deleteDocuments(orphans);
       result.removed += orphans.length;
     }
     if (result.missing + result.stale + result.ahead + result.removed + replayed > 0) {

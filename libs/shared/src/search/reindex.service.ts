@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { VideoEntity } from '../video/video.entity';
 import { VideoRepository } from '../video/video.repository';
-import { SearchIndexService } from './search-index.service';
+import { IndexAdmin } from './index-admin.service';
+import { IndexWriter } from './index-writer.service';
 
 export interface ReindexProgress {
   documents: number;
@@ -18,7 +19,7 @@ export interface ReindexResult {
 /** Clocks of the processes that write rows may differ a little: catch-up looks back this much further. */
 const CLOCK_MARGIN_MS = 60_000;
 /**
- * Rows read from MySQL at a time. Bulk bodies are cut by size (`SearchIndexService.indexAll`); a
+ * Rows read from MySQL at a time. Bulk bodies are cut by size (`IndexWriter.indexAll`); a
  * small read keeps what a reindex holds small, and V8 lets the heap grow to a multiple of that.
  */
 export const REINDEX_BATCH = 500;
@@ -34,7 +35,8 @@ export class ReindexService {
 
   constructor(
     private readonly videos: VideoRepository,
-    private readonly search: SearchIndexService,
+    private readonly admin: IndexAdmin,
+    private readonly writer: IndexWriter,
   ) {}
 
   async rebuild(
@@ -42,11 +44,11 @@ export class ReindexService {
   ): Promise<ReindexResult> {
     const started = performance.now();
     const batchSize = options.batchSize ?? REINDEX_BATCH;
-    const index = this.search.newIndexName();
-    const previous = await this.search.aliasTargets();
+    const index = this.admin.newIndexName();
+    const previous = await this.admin.aliasTargets();
     const loadStart = new Date(Date.now() - CLOCK_MARGIN_MS);
 
-    await this.search.createIndex(index, { loading: true });
+    await this.admin.createIndex(index, { loading: true });
     let documents = 0;
     try {
       // MySQL reads the next rows while Elasticsearch writes the last bulks (`indexAll`).
@@ -57,31 +59,31 @@ export class ReindexService {
           await options.onProgress?.({ documents });
         }
       };
-      await this.search.indexAll(counted(this.videos.rowBatches(batchSize)), index);
+      await this.writer.indexAll(counted(this.videos.rowBatches(batchSize)), index);
       const swapStart = new Date(Date.now() - CLOCK_MARGIN_MS);
       let caughtUp = await this.catchUp(index, loadStart, batchSize);
-      await this.search.finishLoading(index);
-      await this.search.swapAlias(index, previous);
+      await this.admin.finishLoading(index);
+      await this.admin.swapAlias(index, previous);
       // Writes that reached the old index between the first catch-up and the swap.
       caughtUp += await this.catchUp(index, swapStart, batchSize);
-      for (const old of previous) await this.search.deleteIndex(old);
+      for (const old of previous) await this.admin.deleteIndex(old);
       const result = { index, previous, documents, caughtUp, seconds: (performance.now() - started) / 1000 };
       this.logger.log(result, 'reindex done');
       return result;
     } catch (error) {
       // The alias still points at the old index: searches never noticed. Drop the half-built one.
-      if (!(await this.search.aliasTargets()).includes(index)) await this.search.deleteIndex(index);
+      if (!(await this.admin.aliasTargets()).includes(index)) await this.admin.deleteIndex(index);
       throw error;
     }
   }
 
   /** Rewrites rows changed since `since` and removes videos purged since then. */
   private async catchUp(index: string, since: Date, batchSize: number): Promise<number> {
-    const { indexed, stale } = await this.search.indexAll(this.videos.rowBatches(batchSize, since), index);
+    const { indexed, stale } = await this.writer.indexAll(this.videos.rowBatches(batchSize, since), index);
     const count = indexed + stale;
     const purged = await this.videos.purgedSince(since);
     for (let i = 0; i < purged.length; i += batchSize) {
-      await this.search.deleteDocuments(purged.slice(i, i + batchSize), index);
+      await this.writer.deleteDocuments(purged.slice(i, i + batchSize), index);
     }
     return count + purged.length;
   }

@@ -8,9 +8,41 @@ import { STOP_WORDS } from './search-text';
  * stems words itself (search-text.ts) and writes the results beside the original text: `folded`
  * (the title's words without accents) and `stems` (the stems of those words), which the search
  * queries; the original `title` and `description` stay as written. Bump INDEX_DEFINITION_VERSION when the mapping or the derived
- * text changes: the reindex (`cli reindex`) builds a new index and swaps the alias.
+ * text changes: the reindex (`cli reindex`) builds a new index and swaps the alias. Each index
+ * carries the version it was built with (`_meta.definitionVersion`), and a process is not ready
+ * while the alias points at an older one (`IndexAdmin.checkDefinition`).
  */
 export const INDEX_DEFINITION_VERSION = 3;
+
+/**
+ * The path of every field of the index, as queries, sorts, aggregations and suggestions name it:
+ * the one place a field's name is written outside the mapping (a spec checks that the two agree).
+ */
+export const VIDEO_FIELDS = {
+  id: 'id',
+  authorId: 'authorId',
+  state: 'state',
+  tags: 'tags',
+  title: 'title',
+  description: 'description',
+  /** The title's folded words, with prefixes of 2–10 letters indexed. */
+  foldedTitle: 'folded.title',
+  /** Stems of the title and the speakers. */
+  headingStems: 'stems.heading',
+  descriptionStems: 'stems.description',
+  /** Stems of the tags and the event. */
+  labelStems: 'stems.labels',
+  /** Every folded word, once: only asked which words the index holds. */
+  spelling: 'spelling',
+  publishedAt: 'publishedAt',
+} as const;
+
+export type VideoField = (typeof VIDEO_FIELDS)[keyof typeof VIDEO_FIELDS];
+
+/** What an index says about itself in its mapping's `_meta`. */
+export interface VideoIndexMeta {
+  definitionVersion: number;
+}
 
 export const videoIndexSettings: estypes.IndicesIndexSettings = {
   number_of_shards: 1,
@@ -46,6 +78,7 @@ const stems = (analyzer: string): estypes.MappingProperty => ({
 
 export const videoIndexMappings: estypes.MappingTypeMapping = {
   dynamic: 'strict',
+  _meta: { definitionVersion: INDEX_DEFINITION_VERSION } satisfies VideoIndexMeta,
   // The derived text is rebuilt from MySQL on every write, never read back.
   _source: { excludes: ['folded.*', 'stems.*', 'spelling'] },
   properties: {
@@ -73,7 +106,7 @@ export const videoIndexMappings: estypes.MappingTypeMapping = {
       },
     },
     // Every folded word of the heading, description and labels, once, for one question only: which
-    // words of a query the index holds nowhere (typo corrections, see search-query.builder). Words
+    // words of a query the index holds nowhere (typo corrections, see the API's suggest-query.builder). Words
     // only: no frequencies, positions or norms.
     spelling: { type: 'text', analyzer: 'video_text', index_options: 'docs', norms: false },
     publishedAt: { type: 'date' },

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { SearchIndexService } from '../search/search-index.service';
+import { IndexWriter } from '../search/index-writer.service';
 import { StorageCleaner } from '../storage/storage-cleaner';
 import { StorageService } from '../storage/storage.service';
 import { DeletionAuditRepository } from './deletion-audit.repository';
@@ -61,7 +61,7 @@ export class DeletionLedger {
     private readonly storage: StorageService,
     private readonly audits: DeletionAuditRepository,
     private readonly videos: VideoRepository,
-    private readonly search: SearchIndexService,
+    private readonly index: IndexWriter,
     private readonly cleaner: StorageCleaner,
   ) {}
 
@@ -102,7 +102,7 @@ export class DeletionLedger {
     // A purge under way ends with its own audit record and event.
     if (row?.state === VideoState.Deleting) return false;
     await this.dataSource.transaction((manager) => this.videos.reapplyDeletions(manager, [finished]));
-    await this.search.deleteDocument(finished.video.id);
+    await this.index.deleteDocument(finished.video.id);
     await this.cleaner.deleteMedia(finished.video.id);
     return true;
   }

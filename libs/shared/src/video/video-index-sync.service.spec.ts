@@ -1,5 +1,5 @@
 import type { JobQueues } from '../queue/job-queues.service';
-import type { SearchIndexService } from '../search/search-index.service';
+import type { IndexWriter } from '../search/index-writer.service';
 import { VideoIndexSyncService } from './video-index-sync.service';
 import type { VideoEntity } from './video.entity';
 import type { VideoRepository } from './video.repository';
@@ -29,7 +29,7 @@ function setUp({ indexDown = false } = {}) {
   };
   const service = new VideoIndexSyncService(
     videos as unknown as VideoRepository,
-    search as unknown as SearchIndexService,
+    search as unknown as IndexWriter,
     queues as unknown as JobQueues,
   );
   return { service, calls };

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { JobQueues } from '../queue/job-queues.service';
-import { SearchIndexService } from '../search/search-index.service';
+import { IndexWriter } from '../search/index-writer.service';
 import type { VideoEntity } from './video.entity';
 import { VideoRepository } from './video.repository';
 
@@ -14,7 +14,7 @@ export class VideoIndexSyncService {
 
   constructor(
     private readonly videos: VideoRepository,
-    private readonly search: SearchIndexService,
+    private readonly index: IndexWriter,
     private readonly queues: JobQueues,
   ) {}
 
@@ -26,7 +26,7 @@ export class VideoIndexSyncService {
   /** Writes rows just committed in one bulk request; if that fails, a job per row retries it. Never throws. */
   async writeMany(videos: VideoEntity[], requestId?: string): Promise<void> {
     try {
-      await this.search.indexVideos(videos);
+      await this.index.indexVideos(videos);
     } catch (error) {
       this.logger.warn(`index update for ${videos.length} video(s) deferred: ${String(error)}`);
       for (const video of videos) await this.queues.queueIndexRepair(video.id, video.version, requestId);
@@ -36,7 +36,7 @@ export class VideoIndexSyncService {
   /** Rewrites one video's index document from its row (or removes it when the row is gone). */
   async syncVideo(videoId: string): Promise<void> {
     const [video] = await this.videos.findByIds([videoId]);
-    if (video) await this.search.indexVideos([video]);
-    else await this.search.deleteDocument(videoId);
+    if (video) await this.index.indexVideos([video]);
+    else await this.index.deleteDocument(videoId);
   }
 }

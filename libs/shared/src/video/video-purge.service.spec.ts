@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { recordedEvent, type NewEvent } from '../events/events';
 import type { OutboxService } from '../events/outbox.service';
-import type { SearchIndexService } from '../search/search-index.service';
+import type { IndexWriter } from '../search/index-writer.service';
 import type { StorageCleaner } from '../storage/storage-cleaner';
 import type { NextState } from './video-lifecycle';
 import type { DeletionLedger } from './deletion-ledger.service';
@@ -85,7 +85,7 @@ function setUp(rows: VideoLifecycleRow[], beforeWrite?: (table: Map<string, Vide
   const service = new VideoPurgeService(
     dataSource as unknown as DataSource,
     videos as unknown as VideoRepository,
-    search as unknown as SearchIndexService,
+    search as unknown as IndexWriter,
     cleaner as unknown as StorageCleaner,
     outbox as unknown as OutboxService,
     ledger as unknown as DeletionLedger,

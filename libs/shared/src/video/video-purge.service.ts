@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { videoChangeEvent, videoPurgedEvent } from '../events/events';
 import { OutboxService } from '../events/outbox.service';
-import { SearchIndexService } from '../search/search-index.service';
+import { IndexWriter } from '../search/index-writer.service';
 import { StorageCleaner } from '../storage/storage-cleaner';
 import { CoalescingBatcher } from '../util/coalescing-batcher';
 import { DeletionLedger } from './deletion-ledger.service';
@@ -30,7 +30,7 @@ export class VideoPurgeService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly videos: VideoRepository,
-    private readonly search: SearchIndexService,
+    private readonly index: IndexWriter,
     private readonly cleaner: StorageCleaner,
     private readonly outbox: OutboxService,
     private readonly ledger: DeletionLedger,
@@ -40,7 +40,7 @@ export class VideoPurgeService {
     const deleting = await this.claim(videoId);
     if (typeof deleting === 'string') return deleting;
     const objectsDeleted = await this.cleaner.deleteMedia(videoId);
-    await this.search.deleteDocument(videoId);
+    await this.index.deleteDocument(videoId);
     const finished = { video: deleting, objectsDeleted, purgedAt: new Date() };
     // In the ledger before MySQL forgets the row: no backup restored later can lose this deletion.
     await this.ledger.record(finished);

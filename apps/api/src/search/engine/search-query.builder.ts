@@ -1,30 +1,9 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { VideoState } from '../video/video-state';
-import { MAX_RESULT_WINDOW } from './search-params';
-import { foldedWords, stemWord, STOP_WORDS } from './search-text';
-
-export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const;
-export type SearchSort = (typeof SEARCH_SORTS)[number];
-
-/** The counts a search can add to its answer (docs/contract.md §7.1). */
-export const SEARCH_FACETS = ['year', 'author'] as const;
-export type SearchFacet = (typeof SEARCH_FACETS)[number];
-/** How many values each facet lists, most frequent first. */
-export const FACET_SIZE = 20;
-
-export interface SearchCriteria {
-  q: string;
-  authorId?: string;
-  /** Inclusive lower bound, already resolved to an instant. */
-  from?: Date;
-  /** Inclusive upper bound, already resolved to an instant. */
-  to?: Date;
-  sort: SearchSort;
-  /** Folded words of `q` the index does not hold, each with the word that replaces it (see `corrections`). */
-  corrections?: Record<string, string>;
-  /** Counts to add over all matches; they select and order nothing, so a cursor ignores them. */
-  facets?: readonly SearchFacet[];
-}
+import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
+import { foldedWords, stemWord, STOP_WORDS } from '@app/shared/search/search-text';
+import { VIDEO_FIELDS as FIELD, type VideoField } from '@app/shared/search/video-index.definition';
+import { VideoState } from '@app/shared/video/video-state';
+import { FACET_SIZE, type SearchCriteria, type SearchFacet, type SearchSort } from './search-criteria';
 
 /**
  * Which part of the ranking to read: `size` hits from position `from` (a page by number), or the
@@ -55,7 +34,7 @@ function publishedWithin(from?: Date, to?: Date): estypes.QueryDslQueryContainer
   const iso = (date: Date) => new Date(Math.min(Math.max(date.getTime(), EARLIEST), LATEST)).toISOString();
   return {
     range: {
-      publishedAt: { ...(from ? { gte: iso(from) } : {}), ...(to ? { lte: iso(to) } : {}) },
+      [FIELD.publishedAt]: { ...(from ? { gte: iso(from) } : {}), ...(to ? { lte: iso(to) } : {}) },
     },
   };
 }
@@ -115,7 +94,7 @@ export const MIN_PREFIX_LETTERS = 2;
  */
 function textQueries(q: string, corrections?: Record<string, string>) {
   const { words, stems, keyed, typing } = queryText(q, corrections);
-  const match = (field: string, boost: number, operator: 'or' | 'and' = 'or') => ({
+  const match = (field: VideoField, boost: number, operator: 'or' | 'and' = 'or') => ({
     match: {
       [field]: {
         query: stems,
@@ -128,17 +107,21 @@ function textQueries(q: string, corrections?: Record<string, string>) {
   const last = typing.slice(typing.lastIndexOf(' ') + 1);
   const asTyped: estypes.QueryDslQueryContainer[] =
     [...last].length >= MIN_PREFIX_LETTERS
-      ? [{ match_bool_prefix: { 'folded.title': { query: typing, operator: 'and', boost: 5 } } }]
+      ? [{ match_bool_prefix: { [FIELD.foldedTitle]: { query: typing, operator: 'and', boost: 5 } } }]
       : [];
-  const anyWord = [match('stems.heading', 2.5), match('stems.labels', 1), match('stems.description', 0.5)];
+  const anyWord = [
+    match(FIELD.headingStems, 2.5),
+    match(FIELD.labelStems, 1),
+    match(FIELD.descriptionStems, 0.5),
+  ];
   // With the stop words the any-word alternatives leave out.
   const precise = [
-    { match_phrase: { 'folded.title': { query: words, slop: 2, boost: 9 } } },
-    match('stems.heading', 6, 'and'),
+    { match_phrase: { [FIELD.foldedTitle]: { query: words, slop: 2, boost: 9 } } },
+    match(FIELD.headingStems, 6, 'and'),
   ];
   return {
     broad: [...anyWord, ...asTyped, ...precise],
-    narrow: [match('stems.description', 4, 'and')],
+    narrow: [match(FIELD.descriptionStems, 4, 'and')],
     // A video in the phrase or with every word in the heading has each of q's stems in its heading,
     // so any word there matches it too, unless every stem is a stop word.
     matching: [...anyWord, ...asTyped, ...(keyed ? [] : precise)],
@@ -170,9 +153,12 @@ function matchingQuery({ matching }: TextQueries): estypes.QueryDslQueryContaine
   return { bool: { should: matching, minimum_should_match: 1 } };
 }
 
+/** Only active videos: every search and suggestion filters on it. */
+export const activeOnly: estypes.QueryDslQueryContainer = { term: { [FIELD.state]: VideoState.Active } };
+
 function filters(criteria: SearchCriteria): estypes.QueryDslQueryContainer[] {
-  const filter: estypes.QueryDslQueryContainer[] = [{ term: { state: VideoState.Active } }];
-  if (criteria.authorId !== undefined) filter.push({ term: { authorId: criteria.authorId } });
+  const filter: estypes.QueryDslQueryContainer[] = [activeOnly];
+  if (criteria.authorId !== undefined) filter.push({ term: { [FIELD.authorId]: criteria.authorId } });
   const published = publishedWithin(criteria.from, criteria.to);
   if (published) filter.push(published);
   return filter;
@@ -190,27 +176,19 @@ export const MISSING_DATE = { newest: EARLIEST, oldest: LATEST } as const;
  * `id` is unique, so every position is unambiguous (docs/contract.md §7).
  */
 export function completeSort(sort: SearchSort): estypes.SortCombinations[] {
-  const id: estypes.SortCombinations = { id: { order: 'asc' } };
+  const id: estypes.SortCombinations = { [FIELD.id]: { order: 'asc' } };
   switch (sort) {
     case 'newest':
-      return [{ publishedAt: { order: 'desc', missing: MISSING_DATE.newest } }, id];
+      return [{ [FIELD.publishedAt]: { order: 'desc', missing: MISSING_DATE.newest } }, id];
     case 'oldest':
-      return [{ publishedAt: { order: 'asc', missing: MISSING_DATE.oldest } }, id];
+      return [{ [FIELD.publishedAt]: { order: 'asc', missing: MISSING_DATE.oldest } }, id];
     default:
       return [
         { _score: { order: 'desc' } },
-        { publishedAt: { order: 'desc', missing: MISSING_DATE.newest } },
+        { [FIELD.publishedAt]: { order: 'desc', missing: MISSING_DATE.newest } },
         id,
       ];
   }
-}
-
-/**
- * A ranked hit's id: its value of the complete order's `id` key. The ranking reads no stored
- * field, not even `_id`; on a point in time Elasticsearch appends a key of its own after `id`.
- */
-export function rankedId(hit: estypes.SearchHit, sort: SearchSort): string {
-  return String(hit.sort![completeSort(sort).length - 1]);
 }
 
 /** The two Elasticsearch requests of one slice of a search, sent together. */
@@ -275,41 +253,16 @@ function facetAggregations(
 ): Record<string, estypes.AggregationsAggregationContainer> {
   const aggregations: Record<SearchFacet, estypes.AggregationsAggregationContainer> = {
     year: {
-      date_histogram: { field: 'publishedAt', calendar_interval: 'year', min_doc_count: 1, format: 'yyyy' },
+      date_histogram: {
+        field: FIELD.publishedAt,
+        calendar_interval: 'year',
+        min_doc_count: 1,
+        format: 'yyyy',
+      },
     },
-    author: { terms: { field: 'authorId', size: FACET_SIZE, shard_size: FACET_SIZE * 5 } },
+    author: { terms: { field: FIELD.authorId, size: FACET_SIZE, shard_size: FACET_SIZE * 5 } },
   };
   return Object.fromEntries(facets.map((facet) => [facet, aggregations[facet]]));
-}
-
-export interface FacetCount {
-  value: string;
-  count: number;
-}
-
-type Buckets = { buckets?: { key: string | number; key_as_string?: string; doc_count: number }[] };
-
-/**
- * The counts of each facet asked for, most frequent first (then by value: the later year, the
- * author in alphabetical order), at most `FACET_SIZE` each.
- */
-export function facetCounts(
-  response: estypes.SearchResponse,
-  facets: readonly SearchFacet[],
-): Record<string, FacetCount[]> {
-  const aggregations = (response.aggregations ?? {}) as Record<string, Buckets>;
-  return Object.fromEntries(
-    facets.map((facet) => {
-      const counts = (aggregations[facet]?.buckets ?? []).map((bucket) => ({
-        value: bucket.key_as_string ?? String(bucket.key),
-        count: bucket.doc_count,
-      }));
-      const byValue = (a: FacetCount, b: FacetCount) =>
-        facet === 'year' ? b.value.localeCompare(a.value) : a.value.localeCompare(b.value);
-      counts.sort((a, b) => b.count - a.count || byValue(a, b));
-      return [facet, counts.slice(0, FACET_SIZE)];
-    }),
-  );
 }
 
 /**
@@ -334,117 +287,4 @@ export function positionRequest(
     },
     sort: completeSort(criteria.sort),
   };
-}
-
-/** The title's folded words, with its prefixes indexed (video-index.definition.ts). */
-const TITLE = 'folded.title';
-
-/**
- * Titles that start as `words` (folded) do, the last one as the start of a word: a span at the
- * title's start. The prefix takes the 50 most frequent words it can complete, so a single letter
- * cannot expand into thousands of clauses.
- */
-function titleStart(words: string[]): estypes.QueryDslQueryContainer | undefined {
-  const last = words.at(-1);
-  if (!last) return undefined;
-  const spans: estypes.QueryDslSpanQuery[] = [
-    ...words.slice(0, -1).map((word) => ({ span_term: { [TITLE]: word } })),
-    { span_multi: { match: { prefix: { [TITLE]: { value: last, rewrite: 'top_terms_50' } } } } },
-  ];
-  const match: estypes.QueryDslSpanQuery =
-    spans.length === 1 ? spans[0]! : { span_near: { clauses: spans, slop: 0, in_order: true } };
-  return { span_first: { match, end: words.length, boost: 2 } };
-}
-
-/**
- * Titles that complete what a search box holds (docs/contract.md §7.2): every word of `q` in the
- * title (accents and case aside), the last one as the start of a word (an indexed prefix up to 10
- * letters; beyond, at most 50 words of the index complete it), titles that start as typed first,
- * then the better match, then the newer video. Active videos only.
- */
-export function buildSuggestRequest(q: string, limit: number, index: string): estypes.SearchRequest {
-  const words = foldedWords(q);
-  const text = words.join(' ');
-  const start = titleStart(words);
-  return {
-    index,
-    size: limit,
-    _source: ['title'],
-    track_total_hits: false,
-    query: {
-      bool: {
-        filter: [{ term: { state: VideoState.Active } }],
-        must: { match_bool_prefix: { [TITLE]: { query: text, operator: 'and' } } },
-        ...(start ? { should: start } : {}),
-      },
-    },
-    sort: completeSort('relevance'),
-  };
-}
-
-/**
- * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description, tags, event),
- * each with the closest word it does hold: Elasticsearch's term suggester over the `spelling`
- * field, only for missing words (a word that is there costs one dictionary lookup).
- */
-export function typoSuggestions(q: string): estypes.SearchSuggester {
-  return {
-    spelling: {
-      text: foldedWords(q).join(' '),
-      term: { field: 'spelling', suggest_mode: 'missing', size: 1, min_word_length: 4, prefix_length: 1 },
-    },
-  };
-}
-
-const STEM_FIELDS = ['stems.heading', 'stems.description', 'stems.labels'];
-
-/**
- * Asks whether the index holds each of `words` anywhere, as it is or as another form of it: a
- * size-0 search counting, per word, the documents whose `spelling` field has it or whose stems
- * have its stem. A form the index lacks is no typo (`pythons` finds Python through its stem), nor
- * is `q`'s last word when a title word starts with it (`datafr` is being typed, not misspelt);
- * and the suggester's "missing" is per shard: with several shards, a word present in one shard
- * but not another comes back with a correction.
- */
-export function heldWordsRequest(index: string, words: string[], q: string): estypes.SearchRequest {
-  const last = foldedWords(q).at(-1);
-  const held = (word: string): estypes.QueryDslQueryContainer => ({
-    bool: {
-      should: [
-        { term: { spelling: word } },
-        ...STEM_FIELDS.map((field) => ({ term: { [field]: stemWord(word) } })),
-        ...(word === last && [...word].length >= MIN_PREFIX_LETTERS
-          ? [{ prefix: { 'folded.title': word } }]
-          : []),
-      ],
-    },
-  });
-  return {
-    index,
-    size: 0,
-    track_total_hits: false,
-    aggs: { held: { filters: { filters: Object.fromEntries(words.map((word) => [word, held(word)])) } } },
-  };
-}
-
-/** The words of `heldWordsRequest` that some document holds. */
-export function heldWords(response: estypes.SearchResponse): Set<string> {
-  const held = response.aggregations?.held as { buckets?: Record<string, { doc_count: number }> } | undefined;
-  return new Set(
-    Object.entries(held?.buckets ?? {})
-      .filter(([, bucket]) => bucket.doc_count > 0)
-      .map(([word]) => word),
-  );
-}
-
-type SuggestAnswer = Record<string, { text: string; options?: { text: string }[] | { text: string } }[]>;
-
-/** The corrections in `typoSuggestions`' answer: each word the index lacks, with its closest word. */
-export function corrections(suggest: SuggestAnswer | undefined): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const entry of suggest?.spelling ?? []) {
-    const options = Array.isArray(entry.options) ? entry.options : entry.options ? [entry.options] : [];
-    if (options[0]) found[entry.text.toLowerCase()] = options[0].text;
-  }
-  return found;
 }

@@ -1,13 +1,7 @@
-import {
-  buildSearchRequests,
-  buildSuggestRequest,
-  corrections,
-  FACET_SIZE,
-  facetCounts,
-  MISSING_DATE,
-  type SearchCriteria,
-  type Slice,
-} from './search-query.builder';
+import { corrections, facetCounts } from './search-answers';
+import { FACET_SIZE, type SearchCriteria } from './search-criteria';
+import { buildSearchRequests, MISSING_DATE, type Slice } from './search-query.builder';
+import { buildSuggestRequest } from './suggest-query.builder';
 
 const criteria: SearchCriteria = { q: 'python AND "async"', sort: 'relevance' };
 const page3: Slice = { kind: 'window', from: 40, size: 20 };

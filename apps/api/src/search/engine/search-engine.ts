@@ -1,50 +1,32 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@app/shared/http/problem';
-import { SearchIndexService } from '@app/shared/search/search-index.service';
+import { isLostPointInTime, isUnavailable } from '@app/shared/search/search-errors';
 import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
+import { IndexReads } from './index-reads';
+import {
+  corrections,
+  heldWords,
+  ranked,
+  suggestedTitles,
+  viewOf,
+  type Ranking,
+  type RankPosition,
+  type SearchResponses,
+} from './search-answers';
+import type { SearchCriteria } from './search-criteria';
 import {
   buildSearchRequests,
-  buildSuggestRequest,
-  corrections,
-  facetCounts,
-  heldWords,
-  heldWordsRequest,
   positionRequest,
-  rankedId,
-  typoSuggestions,
-  type FacetCount,
-  type SearchCriteria,
   type SearchRequests,
   type Slice,
-} from '@app/shared/search/search-query.builder';
-import { viewOf, type CursorPosition } from './search-cursor';
+} from './search-query.builder';
+import { buildSuggestRequest, heldWordsRequest, typoSuggestions } from './suggest-query.builder';
 import { TypoCorrections } from './typo-corrections';
 
 /** How long a cursor, and the point in time it reads, live after each page read through it. */
 export const CURSOR_TTL_MS = 5 * 60_000;
 const CURSOR_KEEP_ALIVE = `${CURSOR_TTL_MS / 1_000}s`;
-
-export interface RankedHit {
-  id: string;
-  score: number;
-}
-
-/** One page of a search as the index ranks it, before MySQL has its say. */
-export interface Ranking {
-  hits: RankedHit[];
-  /** Matches in the index: exact (`eq`) up to 10,000, a lower bound (`gte`) beyond. */
-  total: number;
-  relation: 'eq' | 'gte';
-  /** The words of `q` the index lacked, with the words searched instead. */
-  corrections: Record<string, string>;
-  /** The facets asked for, over all matches. */
-  facets?: Record<string, FacetCount[]>;
-  /** Where the page after this one starts; absent on the last page. */
-  next?: Omit<CursorPosition, 'page' | 'walk'>;
-  /** The point in time the page was read on, as the engine last named it. */
-  pit?: string;
-}
 
 /** The point in time a cursor page was to read is gone (closed, expired, or the engine restarted). */
 export class LostPointInTime extends Error {
@@ -57,6 +39,8 @@ type Suggested = Parameters<typeof corrections>[0];
 
 /** Only what the ranking needs travels back: ids, scores, sort values, the counts, the suggester's verdicts. */
 const FILTER_PATH = ['pit_id', 'suggest', 'aggregations', 'hits.total', 'hits.hits._score', 'hits.hits.sort'];
+/** A suggestion needs each title and its id. */
+const SUGGEST_FILTER_PATH = ['hits.hits._id', 'hits.hits._source'];
 
 /**
  * A search that fails on a shard (its node lost between the query and the fetch) would otherwise
@@ -67,71 +51,28 @@ function whole(request: estypes.SearchRequest): estypes.SearchRequest {
   return { ...request, allow_partial_search_results: false };
 }
 
-/** The answers to a slice's two requests (`SearchRequests`). */
-interface SearchResponses {
-  rank: estypes.SearchResponse;
-  count: estypes.SearchResponse;
-}
-
 /**
- * The page of a ranking asked for `limit + 1` hits, its count, and where the next page starts
- * when the extra hit says there is one (on `pit`, when the page was read on a point in time). A
- * page that ends at the result window was asked for `limit` hits only (the engine refuses a hit
- * beyond the window): the count says whether more follow (`cutAt`, the window's end).
- */
-function ranked(
-  { rank, count }: SearchResponses,
-  criteria: SearchCriteria,
-  limit: number,
-  corrections: Record<string, string>,
-  { pit, cutAt }: { pit?: string; cutAt?: number } = {},
-): Ranking {
-  // With no hit, the filtered answer has no `hits` at all.
-  const hits = rank.hits?.hits ?? [];
-  const onPage = hits.slice(0, limit);
-  const last = onPage.at(-1);
-  const counted = count.hits?.total;
-  const total = typeof counted === 'number' ? counted : (counted?.value ?? 0);
-  const relation = typeof counted === 'object' && counted.relation === 'gte' ? 'gte' : 'eq';
-  // Counted up to the window: `gte` means more matches than the window holds.
-  const more =
-    cutAt === undefined
-      ? hits.length > limit
-      : onPage.length === limit && (relation === 'gte' || total > cutAt);
-  return {
-    hits: onPage.map((hit) => ({ id: rankedId(hit, criteria.sort), score: hit._score ?? 0 })),
-    total,
-    relation,
-    corrections,
-    ...(criteria.facets?.length ? { facets: facetCounts(count, criteria.facets) } : {}),
-    ...(pit ? { pit } : {}),
-    ...(more && last
-      ? {
-          next: {
-            ...(pit ? { view: viewOf(pit) } : {}),
-            after: last.sort!,
-            lastId: rankedId(last, criteria.sort),
-            corrections,
-          },
-        }
-      : {}),
-  };
-}
-
-/**
- * Asks the index for one page of a search, always in the complete order (score, then newer
- * `publishedAt`, then `id`), one hit beyond the page to know whether another follows. A page by
- * number reads the live index; a cursor's page reads a point in time after the last hit shown, so
- * a walk neither repeats nor skips a video while the index changes. A word the index holds nowhere
- * is replaced by its closest word (`TypoCorrections` remembers the index's verdicts).
+ * The API's one reader of the search index, behind its verbs: `rank` a page by number, `follow` a
+ * cursor's position on a point in time (`openPointInTime`, `closePointInTime`), `suggest` titles.
+ * Everything about asking the index stays in this folder: the requests (`search-query.builder`,
+ * `suggest-query.builder`), their framing and retries (`IndexReads`), and what the answers mean
+ * (`search-answers`).
+ *
+ * Every page is ranked in the complete order (score, then newer `publishedAt`, then `id`), one
+ * hit beyond the page to know whether another follows, and counted beside it. A page by number
+ * reads the live index; a cursor's page reads a point in time after the last hit shown, so a walk
+ * neither repeats nor skips a video while the index changes. A word the index holds nowhere is
+ * replaced by its closest word (`TypoCorrections` remembers the index's verdicts). The index
+ * unavailable is a 503 (docs/contract.md §7).
  */
 @Injectable()
-export class SearchRanking {
+export class SearchEngine {
   private readonly typos = new TypoCorrections();
 
-  constructor(private readonly index: SearchIndexService) {}
+  constructor(private readonly index: IndexReads) {}
 
-  async page(criteria: SearchCriteria, page: number, limit: number): Promise<Ranking> {
+  /** Page `page` of a search, `limit` hits, read from the live index. */
+  async rank(criteria: SearchCriteria, page: number, limit: number): Promise<Ranking> {
     const from = (page - 1) * limit;
     // The hit after the page tells whether another follows, unless the page ends at the window.
     const cut = from + limit + 1 > MAX_RESULT_WINDOW;
@@ -169,18 +110,14 @@ export class SearchRanking {
   }
 
   /** Titles that complete `q`, best first, as the index holds them. */
-  async suggestions(q: string, limit: number): Promise<{ id: string; title: string }[]> {
+  async suggest(q: string, limit: number): Promise<{ id: string; title: string }[]> {
     const response = await this.unlessUnavailable(() =>
       this.index.search({
         ...buildSuggestRequest(q, limit, this.index.alias),
-        filter_path: ['hits.hits._id', 'hits.hits._source'],
+        filter_path: SUGGEST_FILTER_PATH,
       }),
     );
-    // With no hit, the filtered answer has no `hits` at all.
-    return (response.hits?.hits ?? []).map((hit) => ({
-      id: hit._id!,
-      title: (hit._source as { title: string }).title,
-    }));
+    return suggestedTitles(response);
   }
 
   /**
@@ -189,9 +126,9 @@ export class SearchRanking {
    * time since replaced) is found again in it first: its score moved with every change since.
    * `LostPointInTime` when the point in time is gone.
    */
-  async after(
+  async follow(
     criteria: SearchCriteria,
-    position: Omit<CursorPosition, 'walk' | 'page'>,
+    position: RankPosition,
     limit: number,
     pit: string,
   ): Promise<Ranking> {
@@ -210,7 +147,7 @@ export class SearchRanking {
       const response = await this.run(buildSearchRequests(searched, slice, this.index.alias));
       return ranked(response, criteria, limit, position.corrections, { pit: response.rank.pit_id ?? pit });
     } catch (error) {
-      if (SearchIndexService.isLostPointInTime(error)) throw new LostPointInTime();
+      if (isLostPointInTime(error)) throw new LostPointInTime();
       throw error;
     }
   }
@@ -231,8 +168,11 @@ export class SearchRanking {
     pit: string,
     id: string,
   ): Promise<estypes.SortResults | undefined> {
-    const response = await this.read(
-      positionRequest(criteria, { id: pit, keepAlive: CURSOR_KEEP_ALIVE }, id),
+    const response = await this.unlessUnavailable(() =>
+      this.index.search({
+        ...whole(positionRequest(criteria, { id: pit, keepAlive: CURSOR_KEEP_ALIVE }, id)),
+        filter_path: FILTER_PATH,
+      }),
     );
     return response.hits?.hits?.[0]?.sort;
   }
@@ -245,16 +185,12 @@ export class SearchRanking {
     return { rank: ranking!, count: counted! };
   }
 
-  private read(request: estypes.SearchRequest): Promise<estypes.SearchResponse> {
-    return this.unlessUnavailable(() => this.index.search({ ...whole(request), filter_path: FILTER_PATH }));
-  }
-
   /** The index cannot answer: 503 (docs/contract.md §7); any other failure is a fault of ours. */
   private async unlessUnavailable<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      if (SearchIndexService.isUnavailable(error)) throw ProblemException.unavailable('Search');
+      if (isUnavailable(error)) throw ProblemException.unavailable('Search');
       throw error;
     }
   }

@@ -1,6 +1,7 @@
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
-import type { AppConfig } from '../config/config.schema';
-import { SearchIndexService } from './search-index.service';
+import type { AppConfig } from '@app/shared/config/config.schema';
+import { isLostPointInTime, isUnavailable } from '@app/shared/search/search-errors';
+import { IndexReads } from './index-reads';
 
 /** A client whose `_msearch` answers from a script, one answer list per call. */
 function scripted(answers: object[][]) {
@@ -11,18 +12,14 @@ function scripted(answers: object[][]) {
       return Promise.resolve({ responses: answers[calls.length - 1] });
     },
   };
-  const config = {
-    ELASTICSEARCH_INDEX: 'videos',
-    ELASTICSEARCH_SHARDS: 1,
-    ELASTICSEARCH_REPLICAS: 0,
-  } as AppConfig;
-  return { calls, service: new SearchIndexService(client as unknown as Client, config) };
+  const config = { ELASTICSEARCH_INDEX: 'videos' } as AppConfig;
+  return { calls, service: new IndexReads(client as unknown as Client, config) };
 }
 
 const ok = (total: number) => ({ status: 200, hits: { total: { value: total, relation: 'eq' } } });
 const failed = (status: number, type: string) => ({ status, error: { type, reason: type } });
 
-describe('SearchIndexService.searchTogether', () => {
+describe('IndexReads.searchTogether', () => {
   const searches: estypes.SearchRequest[] = [
     { index: 'videos', request_cache: false, query: { match_all: {} }, size: 0 },
     { pit: { id: 'p', keep_alive: '1m' }, query: { match_all: {} } },
@@ -60,7 +57,7 @@ describe('SearchIndexService.searchTogether', () => {
     expect(lasting.calls).toHaveLength(3);
     expect(error).toBeInstanceOf(errors.ResponseError);
     expect((error as errors.ResponseError).statusCode).toBe(503);
-    expect(SearchIndexService.isUnavailable(error)).toBe(true);
+    expect(isUnavailable(error)).toBe(true);
   });
 
   it('throws a failure the cluster does not recover from at once, as the search alone would', async () => {
@@ -68,6 +65,6 @@ describe('SearchIndexService.searchTogether', () => {
     const error = await service.searchTogether(searches, []).catch((thrown: unknown) => thrown);
     expect(calls).toHaveLength(1);
     expect((error as errors.ResponseError).statusCode).toBe(404);
-    expect(SearchIndexService.isLostPointInTime(error)).toBe(true);
+    expect(isLostPointInTime(error)).toBe(true);
   });
 });

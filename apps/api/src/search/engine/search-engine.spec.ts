@@ -1,8 +1,9 @@
 import { errors, type estypes } from '@elastic/elasticsearch';
 import { ProblemException } from '@app/shared/http/problem';
-import type { SearchIndexService } from '@app/shared/search/search-index.service';
-import { MISSING_DATE, type SearchCriteria } from '@app/shared/search/search-query.builder';
-import { LostPointInTime, SearchRanking } from './search-ranking';
+import type { IndexReads } from './index-reads';
+import type { SearchCriteria } from './search-criteria';
+import { LostPointInTime, SearchEngine } from './search-engine';
+import { MISSING_DATE } from './search-query.builder';
 
 interface Doc {
   id: string;
@@ -97,10 +98,10 @@ class FakeIndex {
 }
 
 const criteria: SearchCriteria = { q: 'pandas', sort: 'relevance' };
-const ranking = (index: FakeIndex) => new SearchRanking(index as unknown as SearchIndexService);
+const ranking = (index: FakeIndex) => new SearchEngine(index as unknown as IndexReads);
 const doc = (id: string, score: number, published: number | null = 0): Doc => ({ id, score, published });
 
-describe('SearchRanking', () => {
+describe('SearchEngine', () => {
   it('orders ties by newer date, then id, across the pages, one request per page', async () => {
     const index = new FakeIndex([
       doc('top', 3),
@@ -110,9 +111,9 @@ describe('SearchRanking', () => {
       doc('low', 1),
     ]);
     index.suggest = { spelling: [{ text: 'pandas', options: [] }] };
-    const first = await ranking(index).page(criteria, 1, 2);
-    const second = await ranking(index).page(criteria, 2, 2);
-    const third = await ranking(index).page(criteria, 3, 2);
+    const first = await ranking(index).rank(criteria, 1, 2);
+    const second = await ranking(index).rank(criteria, 2, 2);
+    const third = await ranking(index).rank(criteria, 3, 2);
     expect([first, second, third].map((p) => p.hits.map((h) => h.id))).toEqual([
       ['top', 'c'],
       ['new', 'old'],
@@ -127,7 +128,7 @@ describe('SearchRanking', () => {
   it('takes the total and the facets from the count asked beside each ranking', async () => {
     const index = new FakeIndex([doc('a', 2), doc('b', 1)]);
     index.matching = 12_345;
-    const page = await ranking(index).page({ ...criteria, facets: ['year'] }, 1, 1);
+    const page = await ranking(index).rank({ ...criteria, facets: ['year'] }, 1, 1);
     expect(index.counts).toHaveLength(1);
     expect(index.requests[0]!.track_total_hits).toBe(false);
     expect(page).toMatchObject({
@@ -137,7 +138,7 @@ describe('SearchRanking', () => {
     });
     index.matching = 2;
     const search = ranking(index);
-    const after = await search.after(criteria, page.next!, 1, await search.openPointInTime());
+    const after = await search.follow(criteria, page.next!, 1, await search.openPointInTime());
     expect(index.counts).toHaveLength(2);
     expect(index.counts[1]!.pit).toEqual(index.requests.at(-1)!.pit);
     expect(after).toMatchObject({ total: 2, relation: 'eq', hits: [{ id: 'b' }] });
@@ -147,7 +148,7 @@ describe('SearchRanking', () => {
     const index = new FakeIndex([doc('a', 2), doc('b', 1)]);
     index.suggest = { spelling: [{ text: 'pnadas', options: [{ text: 'pandas' }] }] };
     const search = ranking(index);
-    const page = await search.page({ ...criteria, q: 'pnadas' }, 1, 1);
+    const page = await search.rank({ ...criteria, q: 'pnadas' }, 1, 1);
     // Suggester along with the search, a count that no shard holds the word, the corrected search,
     // each search with its count of matches.
     expect(index.requests).toHaveLength(3);
@@ -160,7 +161,7 @@ describe('SearchRanking', () => {
     expect(matched).not.toContain('pnadas');
     expect(page.next?.corrections).toEqual({ pnadas: 'pandas' });
     // The verdict is remembered: the same words again need neither the suggester nor a second request.
-    await search.page({ ...criteria, q: 'Pnadas' }, 2, 1);
+    await search.rank({ ...criteria, q: 'Pnadas' }, 2, 1);
     expect(index.requests).toHaveLength(4);
     expect(index.requests[3]!.suggest).toBeUndefined();
     expect(JSON.stringify(index.requests[3]!.query)).toContain('"pandas"');
@@ -170,7 +171,7 @@ describe('SearchRanking', () => {
     const index = new FakeIndex([doc('a', 2)]);
     index.suggest = { spelling: [{ text: '1104', options: [{ text: '1014' }] }] };
     index.held.add('1104');
-    const page = await ranking(index).page({ ...criteria, q: 'drill 1104' }, 1, 5);
+    const page = await ranking(index).rank({ ...criteria, q: 'drill 1104' }, 1, 5);
     expect(index.requests).toHaveLength(2);
     expect(page.hits.map((hit) => hit.id)).toEqual(['a']);
     expect(JSON.stringify(index.requests[0]!.query)).toContain('1104');
@@ -180,8 +181,8 @@ describe('SearchRanking', () => {
     const index = new FakeIndex([doc('a', 2)]);
     index.suggest = { spelling: [{ text: 'pandas', options: [] }] };
     const search = ranking(index);
-    await search.page(criteria, 1, 5);
-    await search.page(criteria, 1, 5);
+    await search.rank(criteria, 1, 5);
+    await search.rank(criteria, 1, 5);
     expect(index.requests.map((request) => request.suggest !== undefined)).toEqual([true, false]);
   });
 
@@ -194,8 +195,8 @@ describe('SearchRanking', () => {
     };
     const search = ranking(index);
     const typed = { ...criteria, q: 'データ pandas' };
-    await search.page(typed, 1, 5);
-    await search.page(typed, 1, 5);
+    await search.rank(typed, 1, 5);
+    await search.rank(typed, 1, 5);
     expect(index.requests.map((request) => request.suggest !== undefined)).toEqual([true, false]);
   });
 
@@ -203,13 +204,13 @@ describe('SearchRanking', () => {
     const docs = Array.from({ length: 23 }, (_, i) => doc(`v${String(i).padStart(2, '0')}`, 10 - (i % 7), i));
     const index = new FakeIndex(docs);
     const seen: string[] = [];
-    let page = await ranking(index).page(criteria, 1, 5);
+    let page = await ranking(index).rank(criteria, 1, 5);
     seen.push(...page.hits.map((h) => h.id));
     // Every score moves a little (new statistics): the first cursor page finds its place again.
     for (const d of index.docs) d.score *= 0.97;
     const pit = await ranking(index).openPointInTime();
     while (page.next) {
-      page = await ranking(index).after(criteria, page.next, 5, pit);
+      page = await ranking(index).follow(criteria, page.next, 5, pit);
       seen.push(...page.hits.map((h) => h.id));
     }
     expect(seen).toHaveLength(23);
@@ -224,7 +225,7 @@ describe('SearchRanking', () => {
     const index = new FakeIndex(docs);
     index.suggest = { spelling: [{ text: 'pandas', options: [] }] };
     for (const limit of [100, 50, 1]) {
-      const page = await ranking(index).page(criteria, 10_000 / limit, limit);
+      const page = await ranking(index).rank(criteria, 10_000 / limit, limit);
       const asked = index.requests.at(-1)!;
       expect((asked.from ?? 0) + (asked.size ?? 0)).toBe(10_000);
       expect(page.hits).toHaveLength(limit);
@@ -233,8 +234,8 @@ describe('SearchRanking', () => {
     }
     // Exactly the window: the count says so, and no cursor is handed out.
     index.docs = docs.slice(0, 10_000);
-    expect((await ranking(index).page(criteria, 100, 100)).next).toBeUndefined();
-    const below = await ranking(index).page(criteria, 9_999, 1);
+    expect((await ranking(index).rank(criteria, 100, 100)).next).toBeUndefined();
+    const below = await ranking(index).rank(criteria, 9_999, 1);
     expect(index.requests.at(-1)).toMatchObject({ from: 9_998, size: 2 });
     expect(below.next).toMatchObject({ lastId: 'v09998' });
   });
@@ -249,12 +250,12 @@ describe('SearchRanking', () => {
     });
     index.fail = lost;
     const position = { after: [1, 0, 'a'], lastId: 'a', corrections: {} };
-    await expect(ranking(index).after(criteria, position, 5, 'pit-9')).rejects.toBeInstanceOf(
+    await expect(ranking(index).follow(criteria, position, 5, 'pit-9')).rejects.toBeInstanceOf(
       LostPointInTime,
     );
     index.fail = new errors.ConnectionError('connect ECONNREFUSED');
     const unavailable = await ranking(index)
-      .page(criteria, 1, 5)
+      .rank(criteria, 1, 5)
       .catch((error: unknown) => error);
     expect(unavailable).toBeInstanceOf(ProblemException);
     expect((unavailable as ProblemException).getStatus()).toBe(503);
