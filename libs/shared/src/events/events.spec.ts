@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { capturingOutbox, NOW, producedEvents, nextState, sampleVideo } from '../testing/produced-events';
 import { VideoState } from '../video/video-state';
-import { recordedEvent, videoChangeEvent, videoPurgedEvent, type NewEvent } from './events';
+import { videoChangeEvent, videoPurgedEvent } from '../video/video-events';
+import { recordedEvent, type NewEvent } from './events';
 import { EVENT_PAYLOADS, EVENT_TYPES, eventPayloadSchema } from './events.schema';
 
 describe('event payloads', () => {

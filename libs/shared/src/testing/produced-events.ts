@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { videoChangeEvent, videoPurgedEvent, type RecordedEvent } from '../events/events';
+import type { RecordedEvent } from '../events/events';
+import { videoChangeEvent, videoPurgedEvent } from '../video/video-events';
 import type { OutboxRepository } from '../events/outbox.repository';
 import { OutboxService } from '../events/outbox.service';
 import { VideoState } from '../video/video-state';

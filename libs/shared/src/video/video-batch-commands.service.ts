@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { videoChangeEvent } from '../events/events';
+import { videoChangeEvent } from './video-events';
 import { OutboxService } from '../events/outbox.service';
 import { JobQueues } from '../queue/job-queues.service';
 import { eachLimited } from '../util/each-limited';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { videoChangeEvent } from '../events/events';
+import { videoChangeEvent } from './video-events';
 import { OutboxService } from '../events/outbox.service';
 import { JobQueues } from '../queue/job-queues.service';
 import { queueEffect } from './video-effects';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { videoChangeEvent, videoPurgedEvent } from '../events/events';
+import { videoChangeEvent, videoPurgedEvent } from './video-events';
 import { OutboxService } from '../events/outbox.service';
 import { IndexWriter } from '../search/index-writer.service';
 import { StorageCleaner } from '../storage/storage-cleaner';
