@@ -6,7 +6,7 @@ import {
   type RouteDoc,
   type RouteResponse,
   type WebhookDoc,
-} from '@app/shared/http/openapi';
+} from './common/openapi-builder';
 import { DASHBOARD_LOGIN_FAILURES, DASHBOARD_LOGIN_WINDOW_SECONDS } from './admin/dashboard-login-limit';
 import { DASHBOARD_PATH } from './admin/dashboard-path';
 import {
@@ -51,7 +51,7 @@ const readiness = z.object({
 });
 
 const problem = (description: string): RouteResponse => ({ description, problem: true });
-/** A 503 of this route's own; the document adds `Retry-After` to every 503 (http/openapi.ts). */
+/** A 503 of this route's own; the document adds `Retry-After` to every 503 (common/openapi-builder.ts). */
 const unavailable = (what: string): RouteResponse => problem(`${what} is unavailable`);
 const json = (name: string, schema: z.ZodType) => ({ name, schema });
 

@@ -2,7 +2,7 @@ import { Controller, Delete, Get, HttpCode, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { ErasureEntity } from '@app/shared/erasure/erasure.entity';
 import { ErasureService } from '@app/shared/erasure/erasure.service';
-import { ValidatedInput, ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import { ValidatedInput, ZodValidationPipe } from '../common/zod-validation.pipe';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { operationProgress } from '../common/operation-progress';

@@ -1,5 +1,5 @@
 import { ProblemException, type ProblemBody } from '@app/shared/http/problem';
-import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { searchQuerySchema } from './search-query.schema';
 
 const pipe = new ZodValidationPipe(searchQuerySchema);

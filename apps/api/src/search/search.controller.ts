@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
-import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import type { Actor } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
 import {

@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import type { TrashOperationEntity } from '@app/shared/trash/trash-operation.entity';
 import { TrashOperationService } from '@app/shared/trash/trash-operation.service';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import type { TrashOperationKind } from '@app/shared/trash/trash-operation.entity';
 import { TrashOperationService } from '@app/shared/trash/trash-operation.service';
 import { TrashService, type TrashResult } from '@app/shared/video/trash.service';

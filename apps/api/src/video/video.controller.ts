@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ValidatedInput, ZodValidationPipe } from '@app/shared/http/zod-validation.pipe';
+import { ValidatedInput, ZodValidationPipe } from '../common/zod-validation.pipe';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { RequestId } from '../common/request-id.decorator';

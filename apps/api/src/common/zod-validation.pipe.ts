@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext, type PipeTransform } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { ProblemException, type ProblemFieldError } from './problem';
+import { ProblemException, type ProblemFieldError } from '@app/shared/http/problem';
 
 type Validated<S extends z.ZodType> =
   { ok: true; data: z.output<S> } | { ok: false; errors: ProblemFieldError[] };
