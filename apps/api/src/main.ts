@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { assertAuthConfigured, exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
-import { createHttpApp, listen } from '@app/shared/http/http-app';
+import { createHttpApp, listen } from '@app/shared/http-app';
 import { mountQueueDashboard } from './admin/queue-dashboard';
 import { refuseUnauthenticated } from './auth/authenticate';
 import { mountApiDocs } from './api-docs';

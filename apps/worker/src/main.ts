@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
-import { createHttpApp, listen } from '@app/shared/http/http-app';
+import { createHttpApp, listen } from '@app/shared/http-app';
 import { WorkerModule } from './worker.module';
 
 /** The worker process: job processors and schedules, plus health and metrics on its own port. */

@@ -5,10 +5,10 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
-import type { AppConfig } from '../config/config.schema';
-import { MetricsService } from '../metrics/metrics.service';
-import { useAnswerHeaders } from './answer-headers';
-import { problemBody, ProblemException, sendProblem } from './problem';
+import type { AppConfig } from './config/config.schema';
+import { MetricsService } from './metrics/metrics.service';
+import { useAnswerHeaders } from './http/answer-headers';
+import { problemBody, ProblemException, sendProblem } from './http/problem';
 
 /** The caller's `X-Request-Id` when it is a sane token, else a new UUID; jobs carry it on. */
 export function requestId(request: IncomingMessage): string {
