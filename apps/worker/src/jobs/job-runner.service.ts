@@ -8,7 +8,8 @@ import {
 import { Worker, type Job } from 'bullmq';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { JobQueues, jitteredBackoff } from '@app/shared/queue/job-queues.service';
+import { JOB_BACKOFF, JobQueues } from '@app/shared/queue/job-queues.service';
+import { jitteredBackoff } from '@app/shared/util/backoff';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JOB_NAMES, JOB_QUEUES, type JobName } from '@app/shared/queue/jobs';
 import { QUEUES, type QueueName } from '@app/shared/queue/queues';
@@ -53,7 +54,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
         lockDuration: 15_000,
         stalledInterval: 15_000,
         maxStalledCount: 2,
-        settings: { backoffStrategy: (attemptsMade: number) => jitteredBackoff(attemptsMade) },
+        settings: { backoffStrategy: (attemptsMade: number) => jitteredBackoff(attemptsMade, JOB_BACKOFF) },
       });
       worker.on('failed', (job, error) =>
         this.logger.warn(

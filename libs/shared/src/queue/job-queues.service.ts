@@ -4,7 +4,8 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { endpointOf } from '../net/receiver-url';
 import { bullConnection } from '../redis/redis';
-import { withTimeout } from '../util/with-timeout';
+import type { Backoff } from '../util/backoff';
+import { enqueue } from './enqueue';
 import {
   deletionJobId,
   erasureJobId,
@@ -18,15 +19,16 @@ import {
 import { QUEUES, receiverQueueName, type QueueName, type ReceiverQueueName } from './queues';
 
 /**
- * The longest a request waits for Redis to take a job. Nothing depends on a job alone: the sweeps
- * and the reconciler find the work by the rows, so a request goes on without it.
+ * The steps of a failed job's retries: the worker's `jittered` backoff strategy runs
+ * `jitteredBackoff` with them, so many failing deletions do not retry in lockstep against a
+ * struggling store.
  */
-export const QUEUE_TIMEOUT_MS = 2_000;
+export const JOB_BACKOFF: Backoff = { baseMs: 1_000, maxMs: 300_000 };
 
-/** Retries with exponential backoff; the worker adds jitter (see `jitteredBackoff`). */
+/** Retries with exponential backoff and jitter (JOB_BACKOFF). */
 const DELETION_JOB_OPTIONS: JobsOptions = {
   attempts: 8,
-  backoff: { type: 'jittered', delay: 1_000 },
+  backoff: { type: 'jittered', delay: JOB_BACKOFF.baseMs },
   removeOnComplete: { age: 3_600, count: 1_000 },
   // Failed deletions stay visible (dashboard, metrics) until the sweep retries them.
   removeOnFail: false,
@@ -38,7 +40,7 @@ const DELETION_JOB_OPTIONS: JobsOptions = {
  */
 const OPERATION_JOB_OPTIONS: JobsOptions = {
   attempts: 3,
-  backoff: { type: 'jittered', delay: 1_000 },
+  backoff: { type: 'jittered', delay: JOB_BACKOFF.baseMs },
   removeOnComplete: true,
   removeOnFail: true,
 };
@@ -55,15 +57,6 @@ export interface ReceiverQueue {
   endpointKey: string;
   name: ReceiverQueueName;
   shownUrl: string;
-}
-
-/**
- * Exponential backoff with full jitter between half and the whole step, capped at 5 minutes, so
- * many failing deletions do not retry in lockstep against a struggling store.
- */
-export function jitteredBackoff(attemptsMade: number, baseMs = 1_000, random = Math.random): number {
-  const step = Math.min(baseMs * 2 ** Math.max(0, attemptsMade - 1), 300_000);
-  return Math.round(step / 2 + (random() * step) / 2);
 }
 
 /** The producer side of every queue. Used by the API, the worker and the CLI. */
@@ -128,9 +121,7 @@ export class JobQueues implements OnApplicationShutdown {
         ...(trigger === 'stale' ? { removeOnComplete: true, removeOnFail: true } : {}),
       },
     );
-    await withTimeout(job, QUEUE_TIMEOUT_MS, 'queue sync-video').catch((error: unknown) =>
-      this.logger.warn(`index repair for ${videoId} not queued: ${String(error)}`),
-    );
+    await enqueue(job, 'sync-video', { logger: this.logger, warn: `index repair for ${videoId} not queued` });
   }
 
   /**
