@@ -161,8 +161,7 @@ async function main(): Promise<void> {
         await context.storage.deleteKeys(keys);
       for (const index of await context.search.aliasTargets()) await context.search.deleteIndex(index);
       await context.search.ensureAlias();
-      const importer = new VideoImporter(context.videos, context.storage, context.search);
-      await importer.importFile(PATHS.sample);
+      await context.get(VideoImporter).importFile(PATHS.sample);
       await context.search.refresh();
     }
 
@@ -258,7 +257,7 @@ async function main(): Promise<void> {
 
     if (steps.has('scale')) {
       log(`scale: ${count(SCALE)} videos of the realistic catalogue`);
-      const scale: ScaleBench = await benchScale(config, context, SCALE);
+      const scale: ScaleBench = await benchScale(context, SCALE);
       figures.scale = scale;
       measured({
         title: `Scale: ${count(scale.videos)} videos (the sample and ${count(SCALE)} of the realistic catalogue)`,
@@ -412,10 +411,7 @@ async function main(): Promise<void> {
 
     if (steps.has('outbox')) {
       log(`outbox prune: ${count(OUTBOX_EVENTS)} delivered events past the retention`);
-      const outbox = await benchOutboxPrune(context, {
-        events: OUTBOX_EVENTS,
-        retentionDays: config.OUTBOX_RETENTION_DAYS,
-      });
+      const outbox = await benchOutboxPrune(context, { events: OUTBOX_EVENTS });
       figures.outbox = outbox;
       const worst = (stats: { p50: number; p99: number; maxMs: number; requests: number }) =>
         `p50 ${ms(stats.p50)}, p99 ${ms(stats.p99)}, worst ${ms(stats.maxMs)} ms (${count(stats.requests)})`;

@@ -1,10 +1,46 @@
-import { LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
+import type { INestApplicationContext, Type } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { openWorkerContext } from '@app/worker/worker-context';
 import { loadConfig } from '@app/shared/config/load-config';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
+import { OutboxRepository } from '@app/shared/events/outbox.repository';
+import { SearchIndexService } from '@app/shared/search/search-index.service';
+import { StorageService } from '@app/shared/storage/storage.service';
+import { DeletionLedger, LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
+import { VideoRepository } from '@app/shared/video/video.repository';
 
-export interface TestContext extends CliContext {
+/**
+ * A worker context (`openWorkerContext`, the services a CLI command uses) with the ones tests
+ * reach most often by name; `get` gives any other.
+ */
+export interface ServicesContext {
   config: AppConfig;
+  get<T>(type: Type<T>): T;
+  dataSource: DataSource;
+  videos: VideoRepository;
+  outbox: OutboxRepository;
+  storage: StorageService;
+  search: SearchIndexService;
+  ledger: DeletionLedger;
+  close(): Promise<void>;
+}
+
+/** The services of `app`, opened on `config`, as a `ServicesContext`. */
+export function servicesOf(app: INestApplicationContext, config: AppConfig): ServicesContext {
+  return {
+    config,
+    get: <T>(type: Type<T>) => app.get(type),
+    dataSource: app.get(DataSource),
+    videos: app.get(VideoRepository),
+    outbox: app.get(OutboxRepository),
+    storage: app.get(StorageService),
+    search: app.get(SearchIndexService),
+    ledger: app.get(DeletionLedger),
+    close: () => app.close(),
+  };
+}
+
+export interface TestContext extends ServicesContext {
   /** Empties the test database, the test index and the test bucket. */
   reset(): Promise<void>;
   /** Every key in the test bucket under `videos/`. */
@@ -16,7 +52,7 @@ export interface TestContext extends CliContext {
 /** The test environment, with `env` overriding it (a test's own MySQL or Elasticsearch). */
 export async function openTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const config = loadConfig({ ...process.env, ...env });
-  const context = await openCliContext(config);
+  const context = servicesOf(await openWorkerContext(config), config);
   const allMediaKeys = async () => {
     const keys: string[] = [];
     for await (const page of context.storage.listKeys('videos/')) keys.push(...page);
@@ -24,7 +60,6 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
   };
   return {
     ...context,
-    config,
     allMediaKeys,
     async indexedIds() {
       await context.search.refresh();

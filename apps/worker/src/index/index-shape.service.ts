@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { SearchIndexService, shardCountAdvice } from '@app/shared/search/search-index.service';
 
 /**
@@ -8,17 +8,17 @@ import { SearchIndexService, shardCountAdvice } from '@app/shared/search/search-
  * only gets a warning that names the reindex. The worker, not the API, does it: the worker owns
  * the index's lifecycle (reindexes, repairs).
  *
- * It runs beside the start, never before it: with Elasticsearch away the worker still has
+ * The worker runs it beside its start (`applyInBackground`), never before it: with Elasticsearch away the worker still has
  * deletions to run. Every reconcile (RECONCILE_INTERVAL_MS) applies it again, so a start that
  * found Elasticsearch away, or a count changed by hand, comes back to the configuration.
  */
 @Injectable()
-export class IndexShapeService implements OnApplicationBootstrap {
+export class IndexShapeService {
   private readonly logger = new Logger('IndexShape');
 
   constructor(private readonly search: SearchIndexService) {}
 
-  onApplicationBootstrap(): void {
+  applyInBackground(): void {
     this.apply().catch((error: unknown) =>
       this.logger.warn(
         { err: String(error) },

@@ -64,28 +64,38 @@ export interface ReceiverQueue {
 export class JobQueues implements OnApplicationShutdown {
   private readonly logger = new Logger(JobQueues.name);
   private readonly queues = new Map<QueueName, Queue>();
+  /** Every queue this process may use: the fixed ones and each configured receiver's. */
+  private readonly names: ReadonlySet<QueueName>;
   /** Each configured receiver's queue, by the receiver's key. */
   private readonly receivers = new Map<string, ReceiverQueue>();
+  private readonly redisUrl: string;
 
   constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'REDIS_URL' | 'WEBHOOK_URLS'>) {
+    this.redisUrl = config.REDIS_URL;
     for (const { key, url } of config.WEBHOOK_URLS.map(endpointOf)) {
       this.receivers.set(key, { endpointKey: key, name: receiverQueueName(key), shownUrl: url });
     }
-    const names = [
+    this.names = new Set([
       ...Object.values(QUEUES),
       ...[...this.receivers.values()].map((receiver) => receiver.name),
-    ];
-    for (const name of names) {
-      this.queues.set(name, new Queue(name, { connection: bullConnection(config.REDIS_URL) }));
-    }
+    ]);
   }
 
+  /**
+   * The queue, connected to Redis at its first use: a process that never enqueues (most CLI
+   * commands) opens no connection, so it neither waits for Redis nor complains when it is away.
+   */
   queue(name: QueueName): Queue {
-    return this.queues.get(name)!;
+    let queue = this.queues.get(name);
+    if (!queue && this.names.has(name)) {
+      queue = new Queue(name, { connection: bullConnection(this.redisUrl) });
+      this.queues.set(name, queue);
+    }
+    return queue!;
   }
 
   all(): Queue[] {
-    return [...this.queues.values()];
+    return [...this.names].map((name) => this.queue(name));
   }
 
   /** The configured receivers' queues (`WEBHOOK_URLS`), one per receiver. */
@@ -231,8 +241,9 @@ export class JobQueues implements OnApplicationShutdown {
     }
   }
 
+  /** Closes the queues opened so far. */
   async close(): Promise<void> {
-    await Promise.all(this.all().map((queue) => queue.close()));
+    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
   }
 
   /** After the HTTP server has drained and the workers have stopped: nothing enqueues any more. */
