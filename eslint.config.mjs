@@ -29,7 +29,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(\\.\\./)+(apps|test)/',
+              regex: '^((\\.\\./)+(apps|test)/|@app/(worker|api)(/|$))',
               message: 'Benches reach the apps and the test support through bench/lib/kit.ts.',
             },
           ],

@@ -4,7 +4,11 @@ const base = {
   // require(esm), which scripts/jest.sh enables.
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.spec.json' }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  moduleNameMapper: { '^@app/shared(|/.*)$': '<rootDir>/libs/shared/src$1' },
+  moduleNameMapper: {
+    '^@app/shared(|/.*)$': '<rootDir>/libs/shared/src$1',
+    '^@app/worker/(.*)$': '<rootDir>/apps/worker/src/$1',
+    '^@app/api/(.*)$': '<rootDir>/apps/api/src/$1',
+  },
   testEnvironment: 'node',
 };
 

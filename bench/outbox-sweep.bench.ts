@@ -2,11 +2,10 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { dataSourceOptions } from '@app/shared/database/data-source';
 import { endpointOf } from '@app/shared/net/receiver-url';
-import { OutboxRepository, SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
-import { WebhookClient } from '@app/shared/events/webhook.client';
+import { SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
 import { SWEEP_WINDOW, WebhookDeliveryService } from '@app/shared/events/webhook-delivery.service';
-import { WebhookSigner } from '@app/shared/events/webhook-signer';
-import type { JobQueues } from '@app/shared/queue/job-queues.service';
+import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { openContext } from './lib/kit';
 import { percentile } from './lib/stats';
 
 /** One way of finding due deliveries, measured over a number of passes at one backlog. */
@@ -135,36 +134,46 @@ export async function benchOutboxSweep(
   config: AppConfig,
   { backlogs, passes }: { backlogs: number[]; passes: number },
 ): Promise<OutboxSweepBench> {
-  const dataSource = new DataSource({ ...dataSourceOptions(config), poolSize: 1 } as DataSourceOptions);
-  await dataSource.initialize();
-  try {
-    const outbox = new OutboxRepository(dataSource);
-    let enqueued = 0;
-    const queues = {
-      ensureDeliveryJob: () => {
-        enqueued += 1;
-        return Promise.resolve();
+  let enqueued = 0;
+  const queues = {
+    ensureDeliveryJob: () => {
+      enqueued += 1;
+      return Promise.resolve();
+    },
+  };
+  /**
+   * The worker's services on one connection (so the session's counters are the pass's) and a queue
+   * stub that counts; a fresh context per backlog, so the sweep's windows start from the first delivery.
+   */
+  const openSweepContext = () =>
+    openContext(
+      {
+        ...config,
+        WEBHOOK_URLS: [],
+        WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+        WEBHOOK_RETRY_BASE_MS: 5_000,
+        WEBHOOK_RETRY_MAX_MS: 7_200_000,
+        WEBHOOK_RETRY_WINDOW_MS: 259_200_000,
       },
-    } as unknown as JobQueues;
-    const results: OutboxSweepBench['backlogs'] = [];
-    let explain: string[] = [];
-    for (const backlog of backlogs) {
+      [
+        { provide: JobQueues, useFactory: () => queues },
+        {
+          provide: DataSource,
+          useFactory: () =>
+            new DataSource({ ...dataSourceOptions(config), poolSize: 1 } as DataSourceOptions).initialize(),
+        },
+      ],
+    );
+  const results: OutboxSweepBench['backlogs'] = [];
+  let explain: string[] = [];
+  for (const backlog of backlogs) {
+    const context = await openSweepContext();
+    try {
+      const { dataSource } = context;
+      const service = context.get(WebhookDeliveryService);
       const filled = performance.now();
       await fill(dataSource, backlog);
       const fillSeconds = (performance.now() - filled) / 1000;
-      // A fresh service per backlog: its windows start from the first delivery.
-      const service = new WebhookDeliveryService(
-        outbox,
-        undefined as unknown as WebhookClient,
-        new WebhookSigner({ WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` }),
-        queues,
-        {
-          WEBHOOK_URLS: [],
-          WEBHOOK_RETRY_BASE_MS: 5_000,
-          WEBHOOK_RETRY_MAX_MS: 7_200_000,
-          WEBHOOK_RETRY_WINDOW_MS: 259_200_000,
-        },
-      );
       const window = await measure(dataSource, passes, async () => {
         enqueued = 0;
         await service.sweep();
@@ -184,11 +193,13 @@ export async function benchOutboxSweep(
         (row) =>
           `${String(row.select_type)} ${String(row.table)}: type ${String(row.type)}, key ${String(row.key)}, rows ${String(row.rows)}${row.Extra ? `, ${String(row.Extra)}` : ''}`,
       );
+      if (backlog === backlogs.at(-1)) {
+        await dataSource.query('TRUNCATE TABLE webhook_deliveries');
+        await dataSource.query('TRUNCATE TABLE outbox_events');
+      }
+    } finally {
+      await context.close();
     }
-    await dataSource.query('TRUNCATE TABLE webhook_deliveries');
-    await dataSource.query('TRUNCATE TABLE outbox_events');
-    return { backlogs: results, explain };
-  } finally {
-    await dataSource.destroy();
   }
+  return { backlogs: results, explain };
 }

@@ -74,23 +74,30 @@ async function fill(context: BenchContext, events: number, retentionDays: number
   }
 }
 
-/** `repository` with each call timed into `latencies`. */
-function timed(repository: OutboxRetentionRepository, latencies: number[]): OutboxRetentionRepository {
-  return new Proxy(repository, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        const t0 = performance.now();
-        try {
-          const call = value as (...a: unknown[]) => Promise<unknown>;
-          return await call.apply(target, args);
-        } finally {
-          latencies.push(performance.now() - t0);
-        }
-      };
-    },
-  });
+/**
+ * Times each call of `target`'s methods into `latencies`, on the instance itself (the one its
+ * users hold); the returned function puts the methods back.
+ */
+function timeCalls(target: object, latencies: number[]): () => void {
+  const prototype = Object.getPrototypeOf(target) as Record<string, unknown>;
+  const names = Object.getOwnPropertyNames(prototype).filter(
+    (name) => name !== 'constructor' && typeof prototype[name] === 'function',
+  );
+  const timed = target as Record<string, unknown>;
+  for (const name of names) {
+    const method = prototype[name] as (...args: unknown[]) => Promise<unknown>;
+    timed[name] = async (...args: unknown[]) => {
+      const t0 = performance.now();
+      try {
+        return await method.apply(target, args);
+      } finally {
+        latencies.push(performance.now() - t0);
+      }
+    };
+  }
+  return () => {
+    for (const name of names) delete timed[name];
+  };
 }
 
 /**
@@ -101,17 +108,15 @@ function timed(repository: OutboxRetentionRepository, latencies: number[]): Outb
  */
 export async function benchOutboxPrune(
   context: BenchContext,
-  { events, retentionDays }: { events: number; retentionDays: number },
+  { events }: { events: number },
 ): Promise<OutboxPruneBench> {
+  const retentionDays = context.config.OUTBOX_RETENTION_DAYS;
   const filled = performance.now();
   await fill(context, events, retentionDays);
   const fillSeconds = (performance.now() - filled) / 1000;
 
   const statementMs: number[] = [];
-  const retention = new OutboxRetentionService(
-    timed(new OutboxRetentionRepository(context.dataSource), statementMs),
-    { OUTBOX_RETENTION_DAYS: retentionDays },
-  );
+  const retention = context.get(OutboxRetentionService);
   let running = true;
   const loop = async (work: () => Promise<unknown>, latencies: number[], pauseMs: number) => {
     while (running) {
@@ -167,6 +172,8 @@ export async function benchOutboxPrune(
   const started = performance.now();
   let removed = 0;
   let runs = 0;
+  // Each statement of the prune, through the repository the context's service holds.
+  const untime = timeCalls(context.get(OutboxRetentionRepository), statementMs);
   const during = await load(
     (async () => {
       for (let complete = false; !complete; runs += 1) {
@@ -175,7 +182,7 @@ export async function benchOutboxPrune(
         complete = result.complete;
       }
     })(),
-  );
+  ).finally(untime);
   const seconds = (performance.now() - started) / 1000;
   const rowLockWaits = (await lockWaits()) - waitsBefore;
   const [left] = await context.dataSource.query<{ n: string }[]>(

@@ -6,7 +6,7 @@ import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
 import { ledgerKey } from '@app/shared/video/deletion-ledger.service';
-import { sleep, startWorker, type BenchContext } from './lib/kit';
+import { sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import { closedLoop } from './lib/stats';
 import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
 import { alternate } from './lib/order';
@@ -96,7 +96,7 @@ async function idle(queue: Queue): Promise<boolean> {
 
 /** Waits until no sweep or reconcile job is waiting or running (the next ones are delayed). */
 async function maintenanceSettled(queues: JobQueues): Promise<void> {
-  while (!(await idle(queues.queue(JOB_QUEUES['reconcile-index'])))) await sleep(100);
+  while (!(await idle(queues.queue(SWEEPS['reconcile-index'].queue)))) await sleep(100);
 }
 
 /** Adds up rounds of one side: total videos over total seconds, CPU summed per part. */
@@ -127,7 +127,7 @@ export async function benchPurge(
     forcePathStyle: config.S3_FORCE_PATH_STYLE,
     credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
   });
-  const queues = new JobQueues(config);
+  const queues = context.get(JobQueues);
   // Jobs wait in a paused queue; a round's clock runs from the moment the worker may take them.
   const deletionQueue = queues.queue(JOB_QUEUES['delete-video']);
   await deletionQueue.pause();
@@ -206,7 +206,6 @@ export async function benchPurge(
     return { worker: combine(measured.worker), raw: combine(measured.raw) };
   } finally {
     await worker.stop();
-    await queues.close();
     s3.destroy();
   }
 }

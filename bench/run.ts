@@ -162,13 +162,7 @@ async function main(): Promise<void> {
       for (const index of await context.indexAdmin.aliasTargets())
         await context.indexAdmin.deleteIndex(index);
       await context.indexAdmin.ensureAlias();
-      const importer = new VideoImporter(
-        context.videos,
-        context.storage,
-        context.indexAdmin,
-        context.indexWriter,
-      );
-      await importer.importFile(PATHS.sample);
+      await context.get(VideoImporter).importFile(PATHS.sample);
       await context.indexAdmin.refresh();
     }
 
@@ -264,7 +258,7 @@ async function main(): Promise<void> {
 
     if (steps.has('scale')) {
       log(`scale: ${count(SCALE)} videos of the realistic catalogue`);
-      const scale: ScaleBench = await benchScale(config, context, SCALE);
+      const scale: ScaleBench = await benchScale(context, SCALE);
       figures.scale = scale;
       measured({
         title: `Scale: ${count(scale.videos)} videos (the sample and ${count(SCALE)} of the realistic catalogue)`,
@@ -418,10 +412,7 @@ async function main(): Promise<void> {
 
     if (steps.has('outbox')) {
       log(`outbox prune: ${count(OUTBOX_EVENTS)} delivered events past the retention`);
-      const outbox = await benchOutboxPrune(context, {
-        events: OUTBOX_EVENTS,
-        retentionDays: config.OUTBOX_RETENTION_DAYS,
-      });
+      const outbox = await benchOutboxPrune(context, { events: OUTBOX_EVENTS });
       figures.outbox = outbox;
       const worst = (stats: { p50: number; p99: number; maxMs: number; requests: number }) =>
         `p50 ${ms(stats.p50)}, p99 ${ms(stats.p99)}, worst ${ms(stats.maxMs)} ms (${count(stats.requests)})`;

@@ -1,8 +1,6 @@
-import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { catalogueFile } from './lib/catalogue';
-import { PATHS, peakRss, sleep, startWorker, type BenchContext } from './lib/kit';
+import { PATHS, peakRss, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
 
 export interface ScaleBench {
@@ -17,22 +15,18 @@ export interface ScaleBench {
 }
 
 /** Has the worker reconcile the whole index against MySQL (a `reconcile-index` job) and waits for it. */
-async function reconcileInWorker(config: AppConfig): Promise<number> {
-  const queues = new JobQueues(config);
-  try {
-    const started = performance.now();
-    const jobId = `bench-reconcile-${Date.now()}`;
-    await queues.add('reconcile-index', {}, { jobId });
-    const job = await queues.queue(JOB_QUEUES['reconcile-index']).getJob(jobId);
-    if (!job) throw new Error('the reconcile job was not queued');
-    for (;;) {
-      const state = await job.getState();
-      if (state === 'completed') return (performance.now() - started) / 1000;
-      if (state === 'failed') throw new Error(`reconcile failed: ${job.failedReason ?? ''}`);
-      await sleep(1_000);
-    }
-  } finally {
-    await queues.close();
+async function reconcileInWorker(context: BenchContext): Promise<number> {
+  const queue = context.get(JobQueues).queue(SWEEPS['reconcile-index'].queue);
+  const started = performance.now();
+  const jobId = `bench-reconcile-${Date.now()}`;
+  await queue.add('reconcile-index', {}, { jobId, removeOnComplete: 1_000, removeOnFail: 5_000 });
+  const job = await queue.getJob(jobId);
+  if (!job) throw new Error('the reconcile job was not queued');
+  for (;;) {
+    const state = await job.getState();
+    if (state === 'completed') return (performance.now() - started) / 1000;
+    if (state === 'failed') throw new Error(`reconcile failed: ${job.failedReason ?? ''}`);
+    await sleep(1_000);
   }
 }
 
@@ -41,11 +35,7 @@ async function reconcileInWorker(config: AppConfig): Promise<number> {
  * and has a worker reconcile every row: rates and peak memory at scale. The search comparison then
  * runs on the index this leaves (search.bench.ts).
  */
-export async function benchScale(
-  config: AppConfig,
-  context: BenchContext,
-  count: number,
-): Promise<ScaleBench> {
+export async function benchScale(context: BenchContext, count: number): Promise<ScaleBench> {
   // A realistic catalogue (bench/lib/catalogue.ts), on top of the sample already imported. No
   // media objects: the scale run measures rows and the index; media deletion is the purge's.
   const { path: file, generatedSeconds } = await catalogueFile(count, {
@@ -63,7 +53,7 @@ export async function benchScale(
     );
     const reindexed = await measuredCli(['reindex', '--no-progress'], REINDEXED);
 
-    const reconcileSeconds = await reconcileInWorker(config);
+    const reconcileSeconds = await reconcileInWorker(context);
     return {
       videos: await context.videos.count(),
       generatedSeconds,

@@ -6,23 +6,30 @@
  *
  * - the environment: its own database, index alias, bucket and Redis database, so that a running
  *   demo and the tests keep their data (`BENCH_<NAME>` moves any of them elsewhere);
- * - a context with the services a CLI command builds (MySQL, the repository, storage, the search
- *   index service) plus `engine`, an Elasticsearch client of the kit's own for baselines that are
- *   plain engine calls (a raw delete, a plain `multi_match`), which must not borrow the product's;
+ * - a context with the services a CLI command uses, from the same Nest modules (`openWorkerContext`:
+ *   any service by `get`, the usual ones by name), optionally with some providers replaced (a
+ *   counting stub of the queues, a one-connection pool), plus `engine`, an Elasticsearch client of
+ *   the kit's own for baselines that are plain engine calls (a raw delete, a plain `multi_match`),
+ *   which must not borrow the product's;
+ * - the worker's sweeps (`SWEEPS`: each one's queue and job name);
  * - the product's processes: the API and the worker on free ports, and any built entry point;
  * - the repository's paths: the sample, the bench cache, the docs.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
+import type { InjectionToken } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { openWorkerContext, workerContextModule } from '@app/worker/worker-context';
 import { signDevToken } from '@app/shared/auth/dev-token';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { loadConfig } from '@app/shared/config/load-config';
 import { migrate } from '@app/shared/database/data-source';
 import { createSearchClient } from '@app/shared/search/search.client';
-import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
+import { servicesOf, type ServicesContext } from '../../test/support/test-context';
 import { ROOT, startService, type RunningProcess, type StartedService } from '../../test/support/processes';
 
+export { SWEEPS } from '@app/worker/sweeps/sweeps';
 export { ENTRY, sleep, startProcess, type RunningProcess } from '../../test/support/processes';
 /**
  * The API's engine requests, as its search engine builds them: a bench sends them straight to
@@ -70,14 +77,32 @@ export function applyBenchEnv(overrides: Record<string, string> = {}): AppConfig
   return loadConfig();
 }
 
-export interface BenchContext extends CliContext {
+export interface BenchContext extends ServicesContext {
   /** The kit's own Elasticsearch client, for baselines that talk to the engine directly. */
   engine: Client;
 }
 
-/** The services of a CLI command and the kit's engine client, on whatever `config` names. */
-export async function openContext(config: AppConfig): Promise<BenchContext> {
-  const context = await openCliContext(config);
+/** A provider of the worker context built otherwise: what the bench measures around, not what it measures. */
+export interface Replacement {
+  provide: InjectionToken;
+  useFactory: () => unknown;
+}
+
+/**
+ * The services of a CLI command (`openWorkerContext`) and the kit's engine client, on whatever
+ * `config` names; with `replace`, those providers are built by their factories instead (through
+ * Nest's testing module, which is what replaces a provider inside the modules).
+ */
+export async function openContext(config: AppConfig, replace: Replacement[] = []): Promise<BenchContext> {
+  let app;
+  if (replace.length === 0) app = await openWorkerContext(config);
+  else {
+    let builder = Test.createTestingModule({ imports: [workerContextModule(config)] });
+    for (const { provide, useFactory } of replace)
+      builder = builder.overrideProvider(provide).useFactory({ factory: useFactory });
+    app = await (await builder.compile()).init();
+  }
+  const context = servicesOf(app, config);
   const engine = createSearchClient(config);
   return {
     ...context,

@@ -25,13 +25,12 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
   beforeAll(async () => {
     context = await openTestContext();
     await context.reset();
-    queues = new JobQueues(context.config);
+    queues = context.get(JobQueues);
     system = await startSystem({ PURGE_SWEEP_INTERVAL_MS: '1000' });
   }, 120_000);
 
   afterAll(async () => {
     await system?.stop();
-    await queues?.close();
     await context?.close();
   }, 60_000);
 

@@ -83,11 +83,7 @@ describe('the index shape follows ELASTICSEARCH_SHARDS and ELASTICSEARCH_REPLICA
     const reshaped = await openTestContext(shapeEnv(3, 1));
     try {
       // One data node cannot hold a replica: the reindex must not wait for one.
-      const result = await new ReindexService(
-        reshaped.videos,
-        reshaped.indexAdmin,
-        reshaped.indexWriter,
-      ).rebuild();
+      const result = await reshaped.get(ReindexService).rebuild();
       expect(await reshaped.indexAdmin.aliasTargets()).toEqual([result.index]);
       expect(await shapes()).toEqual([{ shards: 3, replicas: 1 }]);
     } finally {

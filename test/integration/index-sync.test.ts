@@ -131,26 +131,14 @@ describe('index sync', () => {
     await context.indexWriter.indexVideos([{ ...fineRow!, id: orphan, title: 'Ghost' }]);
     await context.indexAdmin.refresh();
 
-    const result = await new IndexReconciler(
-      context.videos,
-      context.indexInventory,
-      context.indexWriter,
-      context.ledger,
-    ).reconcile(2);
+    const result = await context.get(IndexReconciler).reconcile(2);
     expect(result).toEqual({ replayed: 0, checked: 3, missing: 1, stale: 1, ahead: 0, removed: 1 });
     await context.indexAdmin.refresh();
 
     const rows = await context.videos.findByIds([missing, stale!, fine!]);
     for (const row of rows) expect(await versionOf(row.id)).toBe(row.version);
     expect((await context.indexedIds()).sort()).toEqual([missing, stale, fine].sort());
-    expect(
-      await new IndexReconciler(
-        context.videos,
-        context.indexInventory,
-        context.indexWriter,
-        context.ledger,
-      ).reconcile(),
-    ).toEqual({
+    expect(await context.get(IndexReconciler).reconcile()).toEqual({
       replayed: 0,
       checked: 3,
       missing: 0,
@@ -168,12 +156,7 @@ describe('index sync', () => {
     await context.indexAdmin.refresh();
     expect(await versionOf(restored!)).toBe(4);
 
-    const result = await new IndexReconciler(
-      context.videos,
-      context.indexInventory,
-      context.indexWriter,
-      context.ledger,
-    ).reconcile();
+    const result = await context.get(IndexReconciler).reconcile();
     expect(result).toMatchObject({ checked: 2, missing: 0, stale: 0, ahead: 1, removed: 0 });
     await context.indexAdmin.refresh();
     const [after] = await context.videos.findByIds([restored!]);
@@ -184,14 +167,7 @@ describe('index sync', () => {
     expect(document?.title).toBe(row!.title);
     const [other] = await context.videos.findByIds([untouched!]);
     expect(other!.version).toBe(1);
-    expect(
-      await new IndexReconciler(
-        context.videos,
-        context.indexInventory,
-        context.indexWriter,
-        context.ledger,
-      ).reconcile(),
-    ).toMatchObject({ ahead: 0 });
+    expect(await context.get(IndexReconciler).reconcile()).toMatchObject({ ahead: 0 });
   });
 
   it("lists only this alias's versioned indices, not those of an alias that starts with its name", async () => {
@@ -216,7 +192,7 @@ describe('index sync', () => {
     // The first rows in id order: already copied when the first batch reports progress.
     const [changed, purged] = [...ids].sort();
     let changedDuringLoad = false;
-    const result = await new ReindexService(context.videos, context.indexAdmin, context.indexWriter).rebuild({
+    const result = await context.get(ReindexService).rebuild({
       batchSize: 5,
       onProgress: async ({ documents }) => {
         if (documents !== 5 || changedDuringLoad) return;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { recordedEvent } from '@app/shared/events/events';
 import { endpointOf } from '@app/shared/net/receiver-url';
-import { OutboxRetentionRepository } from '@app/shared/events/outbox-retention.repository';
 import { OutboxRetentionService } from '@app/shared/events/outbox-retention.service';
 import type { DeliveryState } from '@app/shared/events/webhook-delivery.entity';
 import { openTestContext, type TestContext } from '../support/test-context';
@@ -16,10 +15,8 @@ describe('OutboxRetentionService on MySQL', () => {
   const ids = new Map<string, string>();
 
   beforeAll(async () => {
-    context = await openTestContext();
-    retention = new OutboxRetentionService(new OutboxRetentionRepository(context.dataSource), {
-      OUTBOX_RETENTION_DAYS: 7,
-    });
+    context = await openTestContext({ OUTBOX_RETENTION_DAYS: '7' });
+    retention = context.get(OutboxRetentionService);
   }, 60_000);
 
   beforeEach(async () => {

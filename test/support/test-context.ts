@@ -1,27 +1,69 @@
-import { LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
+import type { INestApplicationContext, Type } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { openWorkerContext } from '@app/worker/worker-context';
 import { loadConfig } from '@app/shared/config/load-config';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { createSearchClient } from '@app/shared/search/search.client';
-import { IndexReads } from '../../apps/api/src/search/engine/index-reads';
-import { openCliContext, type CliContext } from '../../apps/worker/src/cli/cli-context';
+import { OutboxRepository } from '@app/shared/events/outbox.repository';
+import type { Client } from '@elastic/elasticsearch';
+import { IndexReads } from '@app/api/search/engine/index-reads';
+import { IndexAdmin } from '@app/shared/search/index-admin.service';
+import { IndexInventory } from '@app/shared/search/index-inventory.service';
+import { IndexWriter } from '@app/shared/search/index-writer.service';
+import { SEARCH_CLIENT } from '@app/shared/search/search.client';
+import { StorageService } from '@app/shared/storage/storage.service';
+import { DeletionLedger, LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
+import { VideoRepository } from '@app/shared/video/video.repository';
 
-export interface TestContext extends CliContext {
+/**
+ * A worker context (`openWorkerContext`, the services a CLI command uses) with the ones tests
+ * reach most often by name; `get` gives any other.
+ */
+export interface ServicesContext {
   config: AppConfig;
+  get<T>(token: Type<T> | symbol): T;
+  dataSource: DataSource;
+  videos: VideoRepository;
+  outbox: OutboxRepository;
+  storage: StorageService;
+  indexAdmin: IndexAdmin;
+  indexWriter: IndexWriter;
+  indexInventory: IndexInventory;
+  ledger: DeletionLedger;
+  close(): Promise<void>;
+}
+
+/** The services of `app`, opened on `config`, as a `ServicesContext`. */
+export function servicesOf(app: INestApplicationContext, config: AppConfig): ServicesContext {
+  return {
+    config,
+    get: <T>(token: Type<T> | symbol) => app.get<T>(token),
+    dataSource: app.get(DataSource),
+    videos: app.get(VideoRepository),
+    outbox: app.get(OutboxRepository),
+    storage: app.get(StorageService),
+    indexAdmin: app.get(IndexAdmin),
+    indexWriter: app.get(IndexWriter),
+    indexInventory: app.get(IndexInventory),
+    ledger: app.get(DeletionLedger),
+    close: () => app.close(),
+  };
+}
+
+export interface TestContext extends ServicesContext {
   /** Empties the test database, the test index and the test bucket. */
   reset(): Promise<void>;
   /** Every key in the test bucket under `videos/`. */
   allMediaKeys(): Promise<string[]>;
   /** Ids of every document in the index behind the alias. */
   indexedIds(): Promise<string[]>;
-  /** The API's wire to the index (searches alone or together), on a client of the test's own. */
+  /** The API's wire to the index (searches alone or together), on the context's search client. */
   indexReads: IndexReads;
 }
 
 /** The test environment, with `env` overriding it (a test's own MySQL or Elasticsearch). */
 export async function openTestContext(env: Record<string, string> = {}): Promise<TestContext> {
   const config = loadConfig({ ...process.env, ...env });
-  const context = await openCliContext(config);
-  const readsClient = createSearchClient(config);
+  const context = servicesOf(await openWorkerContext(config), config);
   const allMediaKeys = async () => {
     const keys: string[] = [];
     for await (const page of context.storage.listKeys('videos/')) keys.push(...page);
@@ -29,13 +71,8 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
   };
   return {
     ...context,
-    config,
     allMediaKeys,
-    indexReads: new IndexReads(readsClient, config),
-    async close() {
-      await readsClient.close();
-      await context.close();
-    },
+    indexReads: new IndexReads(context.get<Client>(SEARCH_CLIENT), config),
     async indexedIds() {
       await context.indexAdmin.refresh();
       const ids: string[] = [];

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { ConfigModule } from '@app/shared/config/config.module';
 import { HealthModule } from '@app/shared/health/health.module';
 import { ProblemDetailsFilter } from '@app/shared/http/problem.filter';
 import { InfrastructureModule } from '@app/shared/infrastructure.module';
@@ -12,6 +13,7 @@ import { VideoModule } from './video/video.module';
 
 @Module({
   imports: [
+    ConfigModule.forRoot(),
     LoggingModule,
     InfrastructureModule,
     HealthModule,

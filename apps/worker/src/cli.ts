@@ -8,12 +8,14 @@ import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
 import { migrate } from '@app/shared/database/data-source';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 import { VideoImporter } from '@app/shared/importer/video-importer';
-import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { OutboxRepository } from '@app/shared/events/outbox.repository';
 import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
 import { REINDEX_BATCH, ReindexService } from '@app/shared/search/reindex.service';
-import { shardCountAdvice } from '@app/shared/search/index-admin.service';
-import { openCliContext } from './cli/cli-context';
+import { IndexAdmin, shardCountAdvice } from '@app/shared/search/index-admin.service';
+import { StorageService } from '@app/shared/storage/storage.service';
+import { VideoRepository } from '@app/shared/video/video.repository';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
+import { withWorkerContext } from './worker-context';
 
 /** The sample the repository ships (CC0, see data/README.md). */
 const DEFAULT_IMPORT = resolve(__dirname, '../../../../data/pyvideo.jsonl.gz');
@@ -39,13 +41,13 @@ program
   .action(async () => {
     const config = loadConfig();
     const applied = await migrate(config);
-    const context = await openCliContext(config);
-    try {
-      await context.storage.ensureBucket();
-      await context.indexAdmin.ensureAlias();
+    await withWorkerContext(config, async (context) => {
+      const search = context.get(IndexAdmin);
+      await context.get(StorageService).ensureBucket();
+      await search.ensureAlias();
       // An existing index takes a changed ELASTICSEARCH_REPLICAS here too, as at a worker's start.
-      const indices = await context.indexAdmin.applyReplicas();
-      const videos = await context.videos.count();
+      const indices = await search.applyReplicas();
+      const videos = await context.get(VideoRepository).count();
       console.log(
         JSON.stringify({
           migrationsApplied: applied,
@@ -59,9 +61,7 @@ program
         const advice = shardCountAdvice(report, config.ELASTICSEARCH_SHARDS);
         if (advice) console.warn(`${advice}.`);
       }
-    } finally {
-      await context.close();
-    }
+    });
   });
 
 const positiveInt = (value: string) => {
@@ -78,53 +78,48 @@ program
   .option('--no-progress', 'no progress bar (for logs and CI)')
   .action(async (file: string, options: { batchSize: number; limit?: number; progress: boolean }) => {
     const config = loadConfig();
-    const context = await openCliContext(config);
-    const bar = new SingleBar(
-      {
-        format: 'import [{bar}] {percentage}% | {records} records | {rate} records/s | {duration_formatted}',
-        hideCursor: true,
-      },
-      Presets.shades_classic,
-    );
-    const showBar = options.progress && process.stdout.isTTY;
-    const started = performance.now();
-    try {
-      await context.storage.ensureBucket();
-      const importer = new VideoImporter(
-        context.videos,
-        context.storage,
-        context.indexAdmin,
-        context.indexWriter,
-      );
-      if (showBar) bar.start(100, 0, { records: 0, rate: 0 });
-      const summary = await importer.importFile(resolve(file), {
-        batchSize: options.batchSize,
-        limit: options.limit,
-        onProgress: ({ records, bytesRead, totalBytes }) => {
-          const rate = Math.round(records / ((performance.now() - started) / 1000));
-          if (showBar)
-            bar.update(Math.min(100, Math.floor((bytesRead / totalBytes) * 100)), { records, rate });
-          else if (!options.progress) return;
-          else console.log(`import: ${records} records, ${rate} records/s`);
+    await withWorkerContext(config, async (context) => {
+      const bar = new SingleBar(
+        {
+          format:
+            'import [{bar}] {percentage}% | {records} records | {rate} records/s | {duration_formatted}',
+          hideCursor: true,
         },
-      });
-      if (showBar) {
-        bar.update(100);
-        bar.stop();
-      }
-      await context.indexAdmin.refresh();
-      console.log(
-        `Imported ${summary.imported} of ${summary.read} records in ${summary.seconds.toFixed(1)} s ` +
-          `(${Math.round(summary.imported / Math.max(summary.seconds, 0.001))}/s): ` +
-          `${summary.objectsWritten} media objects written, ${summary.documentsIndexed} documents indexed, ` +
-          `${summary.documentsRefused} refused by the index (it holds a newer version; the reconciler repairs them), ` +
-          `${summary.skippedDeleted} skipped: deleted, ${summary.invalid} invalid.`,
+        Presets.shades_classic,
       );
-      for (const problem of summary.problems) console.log(`  ${problem}`);
-    } finally {
-      if (showBar) bar.stop();
-      await context.close();
-    }
+      const showBar = options.progress && process.stdout.isTTY;
+      const started = performance.now();
+      try {
+        await context.get(StorageService).ensureBucket();
+        if (showBar) bar.start(100, 0, { records: 0, rate: 0 });
+        const summary = await context.get(VideoImporter).importFile(resolve(file), {
+          batchSize: options.batchSize,
+          limit: options.limit,
+          onProgress: ({ records, bytesRead, totalBytes }) => {
+            const rate = Math.round(records / ((performance.now() - started) / 1000));
+            if (showBar)
+              bar.update(Math.min(100, Math.floor((bytesRead / totalBytes) * 100)), { records, rate });
+            else if (!options.progress) return;
+            else console.log(`import: ${records} records, ${rate} records/s`);
+          },
+        });
+        if (showBar) {
+          bar.update(100);
+          bar.stop();
+        }
+        await context.get(IndexAdmin).refresh();
+        console.log(
+          `Imported ${summary.imported} of ${summary.read} records in ${summary.seconds.toFixed(1)} s ` +
+            `(${Math.round(summary.imported / Math.max(summary.seconds, 0.001))}/s): ` +
+            `${summary.objectsWritten} media objects written, ${summary.documentsIndexed} documents indexed, ` +
+            `${summary.documentsRefused} refused by the index (it holds a newer version; the reconciler repairs them), ` +
+            `${summary.skippedDeleted} skipped: deleted, ${summary.invalid} invalid.`,
+        );
+        for (const problem of summary.problems) console.log(`  ${problem}`);
+      } finally {
+        if (showBar) bar.stop();
+      }
+    });
   });
 
 program
@@ -141,41 +136,37 @@ program
   .option('--no-progress', 'no progress bar (for logs and CI)')
   .action(async (options: { batchSize: number; progress: boolean }) => {
     const config = loadConfig();
-    const context = await openCliContext(config);
-    const total = await context.videos.count();
-    const showBar = options.progress && process.stdout.isTTY;
-    const bar = new SingleBar(
-      {
-        format:
-          'reindex [{bar}] {percentage}% | {value}/{total} documents | {rate} docs/s | {duration_formatted}',
-        hideCursor: true,
-      },
-      Presets.shades_classic,
-    );
-    const started = performance.now();
-    try {
-      if (showBar) bar.start(total, 0, { rate: 0 });
-      const result = await new ReindexService(
-        context.videos,
-        context.indexAdmin,
-        context.indexWriter,
-      ).rebuild({
-        batchSize: options.batchSize,
-        onProgress: ({ documents }) => {
-          if (showBar)
-            bar.update(documents, { rate: Math.round(documents / ((performance.now() - started) / 1000)) });
+    await withWorkerContext(config, async (context) => {
+      const total = await context.get(VideoRepository).count();
+      const showBar = options.progress && process.stdout.isTTY;
+      const bar = new SingleBar(
+        {
+          format:
+            'reindex [{bar}] {percentage}% | {value}/{total} documents | {rate} docs/s | {duration_formatted}',
+          hideCursor: true,
         },
-      });
-      if (showBar) bar.stop();
-      console.log(
-        `Reindexed ${result.documents} documents into ${result.index} in ${result.seconds.toFixed(1)} s ` +
-          `(${Math.round(result.documents / Math.max(result.seconds, 0.001))}/s); ${result.caughtUp} caught up; ` +
-          `alias ${config.ELASTICSEARCH_INDEX} moved from ${result.previous.join(', ') || 'nothing'}.`,
+        Presets.shades_classic,
       );
-    } finally {
-      if (showBar) bar.stop();
-      await context.close();
-    }
+      const started = performance.now();
+      try {
+        if (showBar) bar.start(total, 0, { rate: 0 });
+        const result = await context.get(ReindexService).rebuild({
+          batchSize: options.batchSize,
+          onProgress: ({ documents }) => {
+            if (showBar)
+              bar.update(documents, { rate: Math.round(documents / ((performance.now() - started) / 1000)) });
+          },
+        });
+        if (showBar) bar.stop();
+        console.log(
+          `Reindexed ${result.documents} documents into ${result.index} in ${result.seconds.toFixed(1)} s ` +
+            `(${Math.round(result.documents / Math.max(result.seconds, 0.001))}/s); ${result.caughtUp} caught up; ` +
+            `alias ${config.ELASTICSEARCH_INDEX} moved from ${result.previous.join(', ') || 'nothing'}.`,
+        );
+      } finally {
+        if (showBar) bar.stop();
+      }
+    });
   });
 
 program
@@ -184,38 +175,24 @@ program
     'repair drift: deletions MySQL forgot (a restored backup), missing, stale, ahead or orphaned documents',
   )
   .action(async () => {
-    const context = await openCliContext(loadConfig());
-    try {
-      const result = await new IndexReconciler(
-        context.videos,
-        context.indexInventory,
-        context.indexWriter,
-        context.ledger,
-      ).reconcile();
+    await withWorkerContext(loadConfig(), async (context) => {
+      const result = await context.get(IndexReconciler).reconcile();
       console.log(
         `${result.replayed} deletions re-applied from the ledger. ` +
           `Checked ${result.checked} videos: ${result.missing} missing and ${result.stale} stale documents rewritten, ` +
           `${result.ahead} documents ahead of their row rewritten, ${result.removed} orphaned documents removed.`,
       );
-    } finally {
-      await context.close();
-    }
+    });
   });
 
 program
   .command('sweep')
   .description('run the purge sweep now: enqueue every due purge and every unfinished deletion')
   .action(async () => {
-    const config = loadConfig();
-    const context = await openCliContext(config);
-    const queues = new JobQueues(config);
-    try {
-      const result = await new PurgeSweepHandler(context.videos, queues).handle();
+    await withWorkerContext(loadConfig(), async (context) => {
+      const result = await context.get(PurgeSweepHandler).handle();
       console.log(`Enqueued ${result.due} due purge(s) and ${result.deleting} unfinished deletion(s).`);
-    } finally {
-      await queues.close();
-      await context.close();
-    }
+    });
   });
 
 const webhooks = program.command('webhooks').description('webhook deliveries (docs/contract.md §10.4)');
@@ -225,14 +202,11 @@ webhooks
   .description('list deliveries that have failed at least once: dead ones first, then those being retried')
   .option('--limit <n>', 'at most this many', positiveInt, 100)
   .action(async (options: { limit: number }) => {
-    const context = await openCliContext(loadConfig());
-    try {
-      const failing = await context.outbox.failing(options.limit);
+    await withWorkerContext(loadConfig(), async (context) => {
+      const failing = await context.get(OutboxRepository).failing(options.limit);
       for (const delivery of failing) console.log(JSON.stringify(delivery));
       if (failing.length === 0) console.log('No failing deliveries.');
-    } finally {
-      await context.close();
-    }
+    });
   });
 
 webhooks
@@ -243,13 +217,10 @@ webhooks
     return normalizeId(value);
   })
   .action(async (options: { event?: string }) => {
-    const context = await openCliContext(loadConfig());
-    try {
-      const count = await context.outbox.retryFailing(new Date(), options.event);
+    await withWorkerContext(loadConfig(), async (context) => {
+      const count = await context.get(OutboxRepository).retryFailing(new Date(), options.event);
       console.log(`${count} deliver${count === 1 ? 'y is' : 'ies are'} due again.`);
-    } finally {
-      await context.close();
-    }
+    });
   });
 
 program

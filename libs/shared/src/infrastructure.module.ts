@@ -2,10 +2,10 @@ import type { Client } from '@elastic/elasticsearch';
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
-import { APP_CONFIG, ConfigModule } from './config/config.module';
+import { APP_CONFIG } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
 import { dataSourceOptions } from './database/data-source';
-import { createRedisClient, REDIS_CLIENT } from './redis/redis';
+import { closeRedisClient, createRedisClient, REDIS_CLIENT } from './redis/redis';
 import { createSearchClient, SEARCH_CLIENT } from './search/search.client';
 import { IndexAdmin } from './search/index-admin.service';
 import { IndexInventory } from './search/index-inventory.service';
@@ -74,11 +74,10 @@ const SERVICES = [
   IndexReconciler,
 ];
 
-/** The connections to MySQL, Redis, Elasticsearch and S3 that both processes share. */
+/** The connections to MySQL, Redis, Elasticsearch and S3 that both processes share (on `ConfigModule`'s configuration). */
 @Global()
 @Module({
   imports: [
-    ConfigModule,
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
@@ -108,7 +107,7 @@ export class InfrastructureModule implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
+    await closeRedisClient(this.redis);
     await this.search.close();
   }
 }

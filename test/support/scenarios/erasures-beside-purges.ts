@@ -34,11 +34,12 @@ const erasedAuthor = (n: number) => `erased-author-${n}`;
  * the erasures' size). Purges must fall due while erasure deletions still wait, or nothing was shown.
  */
 export async function erasuresBesidePurges(options: ErasuresBesidePurgesOptions): Promise<ScenarioReport> {
-  const context = await openTestContext();
   const redis = await startOwnRedis();
   const env = { REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '5000', SCHEDULE_CHECK_INTERVAL_MS: '5000' };
+  // On the system's Redis: the purges' jobs are queued there.
+  const context = await openTestContext(env);
   const system = await startSystem(env);
-  const queues = new JobQueues({ ...context.config, ...env });
+  const queues = context.get(JobQueues);
   const admin = token('erasure-admin', ['admin']);
   const violations: string[] = [];
   // Only these authors' records count: a test before may still finish a purge of its own after the reset.
@@ -165,9 +166,8 @@ export async function erasuresBesidePurges(options: ErasuresBesidePurgesOptions)
       violations,
     };
   } finally {
-    await queues.close();
     await system.stop();
-    await redis.stop();
     await context.close();
+    await redis.stop();
   }
 }

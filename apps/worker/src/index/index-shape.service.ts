@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   IndexAdmin,
   OutdatedIndexDefinition,
@@ -13,17 +13,17 @@ import {
  * than this build's (readiness refuses it too). The worker, not the API, does it: the worker owns
  * the index's lifecycle (reindexes, repairs).
  *
- * It runs beside the start, never before it: with Elasticsearch away the worker still has
+ * The worker runs it beside its start (`applyInBackground`), never before it: with Elasticsearch away the worker still has
  * deletions to run. Every reconcile (RECONCILE_INTERVAL_MS) applies it again, so a start that
  * found Elasticsearch away, or a count changed by hand, comes back to the configuration.
  */
 @Injectable()
-export class IndexShapeService implements OnApplicationBootstrap {
+export class IndexShapeService {
   private readonly logger = new Logger('IndexShape');
 
   constructor(private readonly index: IndexAdmin) {}
 
-  onApplicationBootstrap(): void {
+  applyInBackground(): void {
     this.apply().catch((error: unknown) =>
       this.logger.warn(
         { err: String(error) },

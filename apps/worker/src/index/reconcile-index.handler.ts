@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { IndexReconciler, type ReconcileResult } from '@app/shared/search/index-reconciler.service';
-import type { JobHandler } from '../jobs/job-handler';
+import type { SweepHandler } from '../sweeps/sweeps';
 import { IndexShapeService } from './index-shape.service';
 
 @Injectable()
-export class ReconcileIndexHandler implements JobHandler<'reconcile-index'> {
-  readonly name = 'reconcile-index';
-
+export class ReconcileIndexHandler implements SweepHandler {
   constructor(
     private readonly reconciler: IndexReconciler,
     private readonly shape: IndexShapeService,

@@ -8,23 +8,26 @@ import {
 import { Worker, type Job } from 'bullmq';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { JobQueues, jitteredBackoff } from '@app/shared/queue/job-queues.service';
+import { JOB_BACKOFF, JobQueues } from '@app/shared/queue/job-queues.service';
+import { jitteredBackoff } from '@app/shared/util/backoff';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
-import { JOB_NAMES, JOB_QUEUES, type JobName } from '@app/shared/queue/jobs';
+import { JOB_NAMES, JOB_QUEUES } from '@app/shared/queue/jobs';
 import { QUEUES, type QueueName } from '@app/shared/queue/queues';
 import { bullConnection } from '@app/shared/redis/redis';
+import { SWEEP_HANDLERS, SWEEP_NAMES, SWEEPS, type Sweep, type SweepHandlers } from '../sweeps/sweeps';
 import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
 
 /**
  * Runs a BullMQ worker per queue and dispatches each job to its one handler. The periodic sweeps
- * are job schedulers: upserting the same scheduler id from every worker keeps exactly one schedule.
+ * (`SWEEPS`) are job schedulers: upserting the same scheduler id from every worker keeps exactly one schedule.
  * Each queue has slots of its own: erasures ERASURE_CONCURRENCY, each webhook receiver's queue
  * WEBHOOK_CONCURRENCY, every other queue WORKER_CONCURRENCY.
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobRunner.name);
-  private readonly handlers: Map<JobName, JobHandler>;
+  /** What runs a job, by its name: the handler of a job that is asked for, or a sweep's. */
+  private readonly runs: Map<string, (job: Job) => Promise<unknown>>;
   private readonly workers: Worker[] = [];
   /** Jobs running now, with the lock token that lets this worker hand them back. */
   private readonly active = new Map<Job, string | undefined>();
@@ -32,17 +35,25 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     @Inject(JOB_HANDLERS) handlers: JobHandler[],
+    @Inject(SWEEP_HANDLERS) sweeps: SweepHandlers,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly queues: JobQueues,
     private readonly metrics: MetricsService,
   ) {
     assertOneHandlerPerJob(handlers, JOB_NAMES);
-    this.handlers = new Map(handlers.map((handler) => [handler.name, handler]));
+    const named = SWEEP_NAMES.filter((name) => (JOB_NAMES as string[]).includes(name));
+    if (named.length > 0) throw new Error(`Sweeps named like jobs: ${named.join(', ')}`);
+    this.runs = new Map<string, (job: Job) => Promise<unknown>>([
+      ...handlers.map(
+        (handler) => [handler.name, (job: Job) => handler.handle(job.data as never, job as never)] as const,
+      ),
+      ...[...sweeps].map(([name, sweep]) => [name, () => sweep.handle()] as const),
+    ]);
   }
 
   async onApplicationBootstrap(): Promise<void> {
     const queueNames: QueueName[] = [
-      ...new Set(Object.values(JOB_QUEUES)),
+      ...new Set([...Object.values(JOB_QUEUES), ...Object.values(SWEEPS).map((sweep) => sweep.queue)]),
       ...this.queues.receiverQueues().map((receiver) => receiver.name),
     ];
     for (const queueName of queueNames) {
@@ -53,7 +64,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
         lockDuration: 15_000,
         stalledInterval: 15_000,
         maxStalledCount: 2,
-        settings: { backoffStrategy: (attemptsMade: number) => jitteredBackoff(attemptsMade) },
+        settings: { backoffStrategy: (attemptsMade: number) => jitteredBackoff(attemptsMade, JOB_BACKOFF) },
       });
       worker.on('failed', (job, error) =>
         this.logger.warn(
@@ -88,36 +99,25 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Upserts each sweep's schedule (at start, so a changed interval applies), or only the missing ones. */
   private async scheduleSweeps({ onlyMissing = false } = {}): Promise<void> {
-    const schedules: [JobName, number][] = [
-      ['purge-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
-      // An erasure resumes, and one waiting for its purges completes, within the purge sweep's interval.
-      ['erasure-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
-      // A trash operation resumes within the same interval after Redis lost its job.
-      ['trash-sweep', this.config.PURGE_SWEEP_INTERVAL_MS],
-      ['orphan-sweep', this.config.ORPHAN_SWEEP_INTERVAL_MS],
-      ['reconcile-index', this.config.RECONCILE_INTERVAL_MS],
-      ['webhook-sweep', this.config.WEBHOOK_SWEEP_INTERVAL_MS],
-      ['outbox-prune', this.config.OUTBOX_PRUNE_INTERVAL_MS],
-    ];
-    for (const [name, every] of schedules) {
-      const queue = this.queues.queue(JOB_QUEUES[name]);
+    for (const name of SWEEP_NAMES) {
+      const { queue: queueName, every, keep }: Sweep = SWEEPS[name];
+      const queue = this.queues.queue(queueName);
       if (onlyMissing) {
         if (await queue.getJobScheduler(name)) continue;
         this.logger.warn({ scheduler: name }, 'schedule missing from Redis: re-created');
       }
-      // The webhook sweep runs every second or so: keep only its latest runs.
-      const opts = name === 'webhook-sweep' ? { removeOnComplete: 100, removeOnFail: 100 } : {};
-      await queue.upsertJobScheduler(name, { every }, { name, data: {}, opts });
+      const opts = keep === undefined ? {} : { removeOnComplete: keep, removeOnFail: keep };
+      await queue.upsertJobScheduler(name, { every: this.config[every] }, { name, data: {}, opts });
     }
   }
 
   private async dispatch(job: Job, token: string | undefined): Promise<unknown> {
-    const handler = this.handlers.get(job.name as JobName);
-    if (!handler) throw new Error(`No handler for job ${job.name}`);
+    const run = this.runs.get(job.name);
+    if (!run) throw new Error(`No handler for job ${job.name}`);
     const stop = this.metrics.jobDuration.startTimer({ name: job.name });
     this.active.set(job, token);
     try {
-      const result = await handler.handle(job.data as never, job as never);
+      const result = await run(job);
       stop({ outcome: 'completed' });
       return result;
     } catch (error) {

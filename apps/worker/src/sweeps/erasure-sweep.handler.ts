@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ErasureWorkService } from '@app/shared/erasure/erasure-work.service';
 import { ErasureRepository } from '@app/shared/erasure/erasure.repository';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { JobHandler } from '../jobs/job-handler';
+import type { SweepHandler } from './sweeps';
 
 export interface ErasureSweepResult {
   resumed: number;
@@ -15,8 +15,7 @@ export interface ErasureSweepResult {
  * running is left alone), and one waiting for its purges completes once they are all done.
  */
 @Injectable()
-export class ErasureSweepHandler implements JobHandler<'erasure-sweep'> {
-  readonly name = 'erasure-sweep';
+export class ErasureSweepHandler implements SweepHandler {
   private readonly logger = new Logger(ErasureSweepHandler.name);
 
   constructor(

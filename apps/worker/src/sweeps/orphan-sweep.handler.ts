@@ -4,12 +4,11 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { StorageCleaner } from '@app/shared/storage/storage-cleaner';
 import { mediaPrefix, StorageService } from '@app/shared/storage/storage.service';
 import { VideoRepository } from '@app/shared/video/video.repository';
-import type { JobHandler } from '../jobs/job-handler';
+import type { SweepHandler } from './sweeps';
 
 /** Deletes media whose video no longer exists: whatever slipped past a deletion is found here. */
 @Injectable()
-export class OrphanSweepHandler implements JobHandler<'orphan-sweep'> {
-  readonly name = 'orphan-sweep';
+export class OrphanSweepHandler implements SweepHandler {
   private readonly logger = new Logger(OrphanSweepHandler.name);
   private readonly graceMs: number;
 

@@ -1,14 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OutboxRetentionService, type PruneResult } from '@app/shared/events/outbox-retention.service';
-import type { JobHandler } from '../jobs/job-handler';
+import type { SweepHandler } from './sweeps';
 
 /**
  * The outbox's retention, every `OUTBOX_PRUNE_INTERVAL_MS`: a run stops after its time budget and
  * the next carries on, so a backlog (the first run after an upgrade) goes over a few runs.
  */
 @Injectable()
-export class OutboxPruneHandler implements JobHandler<'outbox-prune'> {
-  readonly name = 'outbox-prune';
+export class OutboxPruneHandler implements SweepHandler {
   private readonly logger = new Logger(OutboxPruneHandler.name);
 
   constructor(private readonly retention: OutboxRetentionService) {}

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import { eachLimited } from '@app/shared/util/each-limited';
-import type { JobHandler } from '../jobs/job-handler';
+import type { SweepHandler } from './sweeps';
 
 /**
  * Jobs checked at once: each check is a few Redis round trips, and an emptied trash of 100,000
@@ -21,8 +21,7 @@ export interface PurgeSweepResult {
  * ensures that one job per video exists.
  */
 @Injectable()
-export class PurgeSweepHandler implements JobHandler<'purge-sweep'> {
-  readonly name = 'purge-sweep';
+export class PurgeSweepHandler implements SweepHandler {
   private readonly logger = new Logger(PurgeSweepHandler.name);
 
   constructor(

@@ -4,7 +4,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { TrashOperationRepository } from '@app/shared/trash/trash-operation.repository';
 import { DAY_MS } from '@app/shared/util/time';
-import type { JobHandler } from '../jobs/job-handler';
+import type { SweepHandler } from './sweeps';
 
 export interface TrashSweepResult {
   resumed: number;
@@ -22,8 +22,7 @@ const PRUNE_BATCHES_PER_RUN = 10;
  * `TRASH_OPERATION_RETENTION_DAYS` after its completion.
  */
 @Injectable()
-export class TrashSweepHandler implements JobHandler<'trash-sweep'> {
-  readonly name = 'trash-sweep';
+export class TrashSweepHandler implements SweepHandler {
   private readonly logger = new Logger(TrashSweepHandler.name);
   private readonly retentionMs: number;
 

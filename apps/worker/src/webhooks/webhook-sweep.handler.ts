@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { WebhookDeliveryService } from '@app/shared/events/webhook-delivery.service';
-import type { JobHandler } from '../jobs/job-handler';
+import type { SweepHandler } from '../sweeps/sweeps';
 
 /** MySQL holds every pending delivery: this sweep alone would deliver everything, even after Redis lost every job. */
 @Injectable()
-export class WebhookSweepHandler implements JobHandler<'webhook-sweep'> {
-  readonly name = 'webhook-sweep';
-
+export class WebhookSweepHandler implements SweepHandler {
   constructor(private readonly deliveries: WebhookDeliveryService) {}
 
   async handle(): Promise<{ enqueued: number }> {

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { enqueue } from '../queue/enqueue';
 import { JobQueues } from '../queue/job-queues.service';
-import { enqueueOrLeaveToSweep, writeUnlessUnfinished } from '../video/bulk-operation';
+import { writeUnlessUnfinished } from '../video/bulk-operation';
 import { VideoBatchRepository } from '../video/video-batch.repository';
 import { mayActOn, type Actor } from '../video/video-lifecycle';
 import type { ErasureEntity, ErasureMode } from './erasure.entity';
@@ -55,11 +56,10 @@ export class ErasureService {
       findUnfinished: () => this.erasures.findActive(authorId),
     });
     if (written) {
-      await enqueueOrLeaveToSweep(
-        this.queues.ensureErasureJob(erasure.id, requestId),
-        `erasure ${erasure.id}`,
-        this.logger,
-      );
+      await enqueue(this.queues.ensureErasureJob(erasure.id, requestId), `erasure ${erasure.id}`, {
+        logger: this.logger,
+        warn: `erasure ${erasure.id} left to the sweep`,
+      });
     }
     return { kind: 'ok', dryRun: false, erasure };
   }

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
+import { enqueue } from '../queue/enqueue';
+import { JobQueues } from '../queue/job-queues.service';
 import { receiverKey } from '../net/receiver-url';
 import { eachLimited } from '../util/each-limited';
-import { withTimeout } from '../util/with-timeout';
 import { OutboxRepository } from './outbox.repository';
 import { WebhookClient } from './webhook.client';
 import { nextAttemptAfterFailure, type RetryPolicy } from './webhook-retry';
@@ -134,12 +134,9 @@ export class WebhookDeliveryService {
     attempt: number,
     delayMs: number,
   ): Promise<void> {
-    await withTimeout(
-      this.queues.ensureDeliveryJob(delivery, attempt, delayMs),
-      QUEUE_TIMEOUT_MS,
-      'queue deliver-webhook',
-    ).catch((error: unknown) =>
-      this.logger.warn(`delivery ${delivery.id} attempt ${attempt} left to the sweep: ${String(error)}`),
-    );
+    await enqueue(this.queues.ensureDeliveryJob(delivery, attempt, delayMs), 'deliver-webhook', {
+      logger: this.logger,
+      warn: `delivery ${delivery.id} attempt ${attempt} left to the sweep`,
+    });
   }
 }

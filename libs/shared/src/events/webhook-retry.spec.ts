@@ -1,18 +1,7 @@
-import { nextAttemptAfterFailure, retryDelayMs, type RetryPolicy } from './webhook-retry';
+import { nextAttemptAfterFailure, type RetryPolicy } from './webhook-retry';
 
 const HOUR = 3_600_000;
 const policy: RetryPolicy = { baseMs: 5_000, maxMs: 2 * HOUR, windowMs: 72 * HOUR };
-
-describe('retryDelayMs', () => {
-  it('doubles from the base with each failure, up to the maximum, jittered between half and the whole', () => {
-    expect([1, 2, 3, 4].map((n) => retryDelayMs(n, policy, () => 1))).toEqual([
-      5_000, 10_000, 20_000, 40_000,
-    ]);
-    expect(retryDelayMs(1, policy, () => 0)).toBe(2_500);
-    expect(retryDelayMs(30, policy, () => 1)).toBe(2 * HOUR);
-    expect(retryDelayMs(1_000, policy, () => 1)).toBe(2 * HOUR);
-  });
-});
 
 describe('nextAttemptAfterFailure', () => {
   const now = new Date('2026-11-23T12:00:00Z');

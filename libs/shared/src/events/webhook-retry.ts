@@ -1,19 +1,9 @@
-/** How failed deliveries are retried (docs/contract.md §10.4). */
-export interface RetryPolicy {
-  /** The wait after the first failure; it doubles with each further one. */
-  baseMs: number;
-  maxMs: number;
+import { jitteredBackoff, type Backoff } from '../util/backoff';
+
+/** How failed deliveries are retried (docs/contract.md §10.4): `jitteredBackoff` steps, within a window. */
+export interface RetryPolicy extends Backoff {
   /** Retried this long after the first failure; a failure after that makes the delivery dead. */
   windowMs: number;
-}
-
-/**
- * The wait before the next attempt after `failures` failures: exponential, capped, with jitter
- * between half and the whole step so that many deliveries to one receiver do not retry in lockstep.
- */
-export function retryDelayMs(failures: number, policy: RetryPolicy, random = Math.random): number {
-  const step = Math.min(policy.baseMs * 2 ** Math.max(0, failures - 1), policy.maxMs);
-  return Math.round(step / 2 + (random() * step) / 2);
 }
 
 /** When to try again after a failed attempt, or null when the retry window has passed (the delivery is dead). */
@@ -25,5 +15,5 @@ export function nextAttemptAfterFailure(
 ): Date | null {
   const firstFailedAt = failure.firstFailedAt ?? now;
   if (now.getTime() - firstFailedAt.getTime() >= policy.windowMs) return null;
-  return new Date(now.getTime() + retryDelayMs(failure.failures, policy, random));
+  return new Date(now.getTime() + jitteredBackoff(failure.failures, policy, random));
 }

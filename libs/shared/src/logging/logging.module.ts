@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { APP_CONFIG, ConfigModule } from '../config/config.module';
+import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 
 /**
@@ -11,7 +11,6 @@ import type { AppConfig } from '../config/config.schema';
 @Module({
   imports: [
     LoggerModule.forRootAsync({
-      imports: [ConfigModule],
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
         // No route gets pino-http's middleware.

@@ -4,7 +4,8 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { endpointOf } from '../net/receiver-url';
 import { bullConnection } from '../redis/redis';
-import { withTimeout } from '../util/with-timeout';
+import type { Backoff } from '../util/backoff';
+import { enqueue } from './enqueue';
 import {
   deletionJobId,
   erasureJobId,
@@ -18,15 +19,16 @@ import {
 import { QUEUES, receiverQueueName, type QueueName, type ReceiverQueueName } from './queues';
 
 /**
- * The longest a request waits for Redis to take a job. Nothing depends on a job alone: the sweeps
- * and the reconciler find the work by the rows, so a request goes on without it.
+ * The steps of a failed job's retries: the worker's `jittered` backoff strategy runs
+ * `jitteredBackoff` with them, so many failing deletions do not retry in lockstep against a
+ * struggling store.
  */
-export const QUEUE_TIMEOUT_MS = 2_000;
+export const JOB_BACKOFF: Backoff = { baseMs: 1_000, maxMs: 300_000 };
 
-/** Retries with exponential backoff; the worker adds jitter (see `jitteredBackoff`). */
+/** Retries with exponential backoff and jitter (JOB_BACKOFF). */
 const DELETION_JOB_OPTIONS: JobsOptions = {
   attempts: 8,
-  backoff: { type: 'jittered', delay: 1_000 },
+  backoff: { type: 'jittered', delay: JOB_BACKOFF.baseMs },
   removeOnComplete: { age: 3_600, count: 1_000 },
   // Failed deletions stay visible (dashboard, metrics) until the sweep retries them.
   removeOnFail: false,
@@ -38,7 +40,7 @@ const DELETION_JOB_OPTIONS: JobsOptions = {
  */
 const OPERATION_JOB_OPTIONS: JobsOptions = {
   attempts: 3,
-  backoff: { type: 'jittered', delay: 1_000 },
+  backoff: { type: 'jittered', delay: JOB_BACKOFF.baseMs },
   removeOnComplete: true,
   removeOnFail: true,
 };
@@ -57,42 +59,43 @@ export interface ReceiverQueue {
   shownUrl: string;
 }
 
-/**
- * Exponential backoff with full jitter between half and the whole step, capped at 5 minutes, so
- * many failing deletions do not retry in lockstep against a struggling store.
- */
-export function jitteredBackoff(attemptsMade: number, baseMs = 1_000, random = Math.random): number {
-  const step = Math.min(baseMs * 2 ** Math.max(0, attemptsMade - 1), 300_000);
-  return Math.round(step / 2 + (random() * step) / 2);
-}
-
 /** The producer side of every queue. Used by the API, the worker and the CLI. */
 @Injectable()
 export class JobQueues implements OnApplicationShutdown {
   private readonly logger = new Logger(JobQueues.name);
   private readonly queues = new Map<QueueName, Queue>();
+  /** Every queue this process may use: the fixed ones and each configured receiver's. */
+  private readonly names: ReadonlySet<QueueName>;
   /** Each configured receiver's queue, by the receiver's key. */
   private readonly receivers = new Map<string, ReceiverQueue>();
+  private readonly redisUrl: string;
 
   constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'REDIS_URL' | 'WEBHOOK_URLS'>) {
+    this.redisUrl = config.REDIS_URL;
     for (const { key, url } of config.WEBHOOK_URLS.map(endpointOf)) {
       this.receivers.set(key, { endpointKey: key, name: receiverQueueName(key), shownUrl: url });
     }
-    const names = [
+    this.names = new Set([
       ...Object.values(QUEUES),
       ...[...this.receivers.values()].map((receiver) => receiver.name),
-    ];
-    for (const name of names) {
-      this.queues.set(name, new Queue(name, { connection: bullConnection(config.REDIS_URL) }));
-    }
+    ]);
   }
 
+  /**
+   * The queue, connected to Redis at its first use: a process that never enqueues (most CLI
+   * commands) opens no connection, so it neither waits for Redis nor complains when it is away.
+   */
   queue(name: QueueName): Queue {
-    return this.queues.get(name)!;
+    let queue = this.queues.get(name);
+    if (!queue && this.names.has(name)) {
+      queue = new Queue(name, { connection: bullConnection(this.redisUrl) });
+      this.queues.set(name, queue);
+    }
+    return queue!;
   }
 
   all(): Queue[] {
-    return [...this.queues.values()];
+    return [...this.names].map((name) => this.queue(name));
   }
 
   /** The configured receivers' queues (`WEBHOOK_URLS`), one per receiver. */
@@ -128,9 +131,7 @@ export class JobQueues implements OnApplicationShutdown {
         ...(trigger === 'stale' ? { removeOnComplete: true, removeOnFail: true } : {}),
       },
     );
-    await withTimeout(job, QUEUE_TIMEOUT_MS, 'queue sync-video').catch((error: unknown) =>
-      this.logger.warn(`index repair for ${videoId} not queued: ${String(error)}`),
-    );
+    await enqueue(job, 'sync-video', { logger: this.logger, warn: `index repair for ${videoId} not queued` });
   }
 
   /**
@@ -240,8 +241,9 @@ export class JobQueues implements OnApplicationShutdown {
     }
   }
 
+  /** Closes the queues opened so far. */
   async close(): Promise<void> {
-    await Promise.all(this.all().map((queue) => queue.close()));
+    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
   }
 
   /** After the HTTP server has drained and the workers have stopped: nothing enqueues any more. */

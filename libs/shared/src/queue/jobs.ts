@@ -1,6 +1,10 @@
 import { QUEUES, type QueueName } from './queues';
 
-/** Every job the worker runs, with its payload. The worker fails at start unless each has exactly one handler. */
+/**
+ * Every job that is asked for (by the API, the worker, the CLI), with its payload. The worker fails
+ * at start unless each has exactly one handler. The worker's periodic jobs, which take no payload,
+ * are one table beside their handlers (`SWEEPS`, apps/worker/src/sweeps/sweeps.ts).
+ */
 export interface JobPayloads {
   /** Permanent deletion of one video: at its purge date (delayed) or at once. */
   'delete-video': { videoId: string; requestId?: string };
@@ -8,26 +12,12 @@ export interface JobPayloads {
   'sync-video': { videoId: string; requestId?: string };
   /** Rebuild the whole index from MySQL into a new index and swap the alias. */
   reindex: Record<string, never>;
-  /** Repair drift between MySQL and the index. */
-  'reconcile-index': Record<string, never>;
-  /** Find due purges and deletions without a job in MySQL and (re)enqueue them. */
-  'purge-sweep': Record<string, never>;
-  /** Delete media prefixes whose video no longer exists. */
-  'orphan-sweep': Record<string, never>;
   /** One attempt of one webhook delivery; `attempt` is the number of attempts MySQL has recorded before it. */
   'deliver-webhook': { deliveryId: string; attempt: number };
-  /** Find due webhook deliveries in MySQL and enqueue them. */
-  'webhook-sweep': Record<string, never>;
   /** Work off one author erasure, a batch at a time, until every video has been moved. */
   'erase-author': { erasureId: string; requestId?: string };
-  /** Find unfinished erasures in MySQL: (re)enqueue those still moving videos, complete those whose purges are done. */
-  'erasure-sweep': Record<string, never>;
-  /** Delete what the outbox's retention lets go: erased authors' events, settled deliveries, events without any. */
-  'outbox-prune': Record<string, never>;
   /** Work off one trash operation (restore all, empty), a batch at a time, until the trash it covers is done. */
   'trash-operation': { operationId: string; requestId?: string };
-  /** Find unfinished trash operations in MySQL and (re)enqueue them; prune completed ones past their retention. */
-  'trash-sweep': Record<string, never>;
 }
 
 export type JobName = keyof JobPayloads;
@@ -40,16 +30,9 @@ export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   'delete-video': QUEUES.deletion,
   'sync-video': QUEUES.index,
   reindex: QUEUES.maintenance,
-  'reconcile-index': QUEUES.maintenance,
-  'purge-sweep': QUEUES.maintenance,
-  'orphan-sweep': QUEUES.maintenance,
   'deliver-webhook': QUEUES.webhooks,
-  'webhook-sweep': QUEUES.webhooks,
   'erase-author': QUEUES.erasure,
-  'erasure-sweep': QUEUES.maintenance,
-  'outbox-prune': QUEUES.maintenance,
   'trash-operation': QUEUES.trash,
-  'trash-sweep': QUEUES.maintenance,
 };
 
 export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];

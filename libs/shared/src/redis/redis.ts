@@ -29,3 +29,21 @@ export function createRedisClient(redisUrl: string): Redis {
   client.on('error', () => undefined);
   return client;
 }
+
+/**
+ * Closes a client so that nothing of it keeps the process alive. A connection still being made is
+ * let finish first (QUIT cannot be sent before, and a socket ended half-open lingers for seconds);
+ * with Redis away, QUIT fails and the client is stopped from reconnecting.
+ */
+export async function closeRedisClient(client: Redis): Promise<void> {
+  if (client.status === 'connecting' || client.status === 'connect') {
+    await new Promise<void>((settled) => {
+      const done = () => {
+        for (const event of ['ready', 'error', 'end']) client.off(event, done);
+        settled();
+      };
+      for (const event of ['ready', 'error', 'end']) client.once(event, done);
+    });
+  }
+  await client.quit().catch(() => client.disconnect());
+}

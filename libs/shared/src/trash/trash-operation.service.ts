@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { enqueue } from '../queue/enqueue';
 import { JobQueues } from '../queue/job-queues.service';
-import { enqueueOrLeaveToSweep, writeUnlessUnfinished } from '../video/bulk-operation';
+import { writeUnlessUnfinished } from '../video/bulk-operation';
 import { trashOwner } from '../video/trash.service';
 import { mayActOn, type Actor } from '../video/video-lifecycle';
 import type { TrashOperationEntity, TrashOperationKind } from './trash-operation.entity';
@@ -48,11 +49,10 @@ export class TrashOperationService {
       findUnfinished: () => this.operations.findActive(owner),
     });
     if (written) {
-      await enqueueOrLeaveToSweep(
-        this.queues.ensureTrashJob(operation.id, requestId),
-        `trash operation ${operation.id}`,
-        this.logger,
-      );
+      await enqueue(this.queues.ensureTrashJob(operation.id, requestId), `trash operation ${operation.id}`, {
+        logger: this.logger,
+        warn: `trash operation ${operation.id} left to the sweep`,
+      });
     }
     return { kind: 'ok', operation };
   }

@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { transactionRetryingDeadlocks } from '../database/transaction';
-import { QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
-import { withTimeout } from '../util/with-timeout';
 import type { BatchChange, VideoBatchCommands } from './video-batch-commands.service';
 import type { Actor } from './video-lifecycle';
 
@@ -43,13 +40,6 @@ export async function writeUnlessUnfinished<T>(
     if (operation) return { operation, written };
   }
   throw new Error(`${what}: neither written nor found unfinished`);
-}
-
-/** Makes an operation's start prompt, waiting at most QUEUE_TIMEOUT_MS: its sweep starts it anyway. */
-export async function enqueueOrLeaveToSweep(job: Promise<void>, what: string, logger: Logger): Promise<void> {
-  await withTimeout(job, QUEUE_TIMEOUT_MS, `queue ${what}`).catch((error: unknown) =>
-    logger.warn(`${what} left to the sweep: ${String(error)}`),
-  );
 }
 
 /** One batch of an operation, decided and written in its transaction: how the walk stands, and what changed. */

@@ -1,11 +1,12 @@
-import { type JobQueues, QUEUE_TIMEOUT_MS } from '../queue/job-queues.service';
-import { withTimeout } from '../util/with-timeout';
+import { enqueue } from '../queue/enqueue';
+import type { JobQueues } from '../queue/job-queues.service';
 import type { Effect, NextState } from './video-lifecycle';
 
 /**
  * Asks the queue for the job one effect of a decision calls for: a purge scheduled at `purgeAt`, a
  * deletion now, or a cancelled purge. The row already holds the intent, so the job only makes it
- * prompt; the call gives up after QUEUE_TIMEOUT_MS rather than hold its caller while Redis is away.
+ * prompt; the call gives up after QUEUE_TIMEOUT_MS rather than hold its caller while Redis is away,
+ * and rejects: each caller says what a refusal leaves to the sweep.
  * A `bulk` caller's (an erasure's, the trash's) deletions wait behind every other due deletion.
  */
 export function queueEffect(
@@ -16,7 +17,7 @@ export function queueEffect(
   now: Date,
   requestId?: string,
   bulk = false,
-): Promise<unknown> {
+): Promise<void> {
   const action =
     effect === 'cancel_purge'
       ? queues.cancelDeletionJob(id)
@@ -26,5 +27,5 @@ export function queueEffect(
           requestId,
           { bulk },
         );
-  return withTimeout(action, QUEUE_TIMEOUT_MS, `queue ${effect}`);
+  return enqueue(action, effect);
 }

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { VideoImporter } from '@app/shared/importer/video-importer';
+import { InfrastructureModule } from '@app/shared/infrastructure.module';
+import { IndexShapeService } from './index/index-shape.service';
+import { SWEEP_PROVIDERS } from './sweeps/sweeps';
+
+/**
+ * What the worker's processes share: the connections and domain services, the importer, the
+ * index's shape and the sweeps. Starting it runs nothing: no job is taken, no schedule set, no port opened, so the CLI,
+ * the benches and the tests open it as an application context (`openWorkerContext`) and the worker
+ * adds its job runner on top (`WorkerModule`). The root imports `ConfigModule`.
+ */
+@Module({
+  imports: [InfrastructureModule],
+  providers: [VideoImporter, IndexShapeService, ...SWEEP_PROVIDERS],
+  exports: [VideoImporter, IndexShapeService, ...SWEEP_PROVIDERS],
+})
+export class WorkerCoreModule {}
