@@ -30,6 +30,7 @@ import { servicesOf, type ServicesContext } from '../../test/support/test-contex
 import { ROOT, startService, type RunningProcess, type StartedService } from '../../test/support/processes';
 
 export { SWEEPS } from '@app/worker/sweeps/sweeps';
+export { VideoImporter } from '@app/worker/import/video-importer';
 export { ENTRY, sleep, startProcess, type RunningProcess } from '../../test/support/processes';
 /**
  * The API's engine requests, as its search engine builds them: a bench sends them straight to

@@ -7,7 +7,7 @@ import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
 import { migrate } from '@app/shared/database/data-source';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
-import { VideoImporter } from '@app/shared/importer/video-importer';
+import { VideoImporter } from './import/video-importer';
 import { OutboxRepository } from '@app/shared/events/outbox.repository';
 import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
 import { REINDEX_BATCH, ReindexService } from '@app/shared/search/reindex.service';

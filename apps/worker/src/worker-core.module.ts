@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { VideoImporter } from '@app/shared/importer/video-importer';
+import { VideoImporter } from './import/video-importer';
 import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { IndexShapeService } from './index/index-shape.service';
 import { SWEEP_PROVIDERS } from './sweeps/sweeps';
