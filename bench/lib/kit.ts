@@ -24,7 +24,7 @@ import { openWorkerContext, workerContextModule } from '@app/worker/worker-conte
 import { signDevToken } from '@app/shared/auth/dev-token';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { loadConfig } from '@app/shared/config/load-config';
-import { migrate } from '@app/shared/database/data-source';
+import { migrate } from '@app/shared/data-source';
 import { createSearchClient } from '@app/shared/search/search.client';
 import { servicesOf, type ServicesContext } from '../../test/support/test-context';
 import { ROOT, startService, type RunningProcess, type StartedService } from '../../test/support/processes';

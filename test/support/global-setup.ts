@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import './test-env';
 import { loadConfig } from '../../libs/shared/src/config/load-config';
-import { migrate } from '../../libs/shared/src/database/data-source';
+import { migrate } from '../../libs/shared/src/data-source';
 
 export const ROOT = resolve(__dirname, '../..');
 

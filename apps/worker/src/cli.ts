@@ -5,7 +5,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
-import { migrate } from '@app/shared/database/data-source';
+import { migrate } from '@app/shared/data-source';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 import { VideoImporter } from './import/video-importer';
 import { OutboxRepository } from '@app/shared/events/outbox.repository';

@@ -4,7 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
-import { dataSourceOptions } from './database/data-source';
+import { dataSourceOptions } from './data-source';
 import { closeRedisClient, createRedisClient, REDIS_CLIENT } from './redis/redis';
 import { createSearchClient, SEARCH_CLIENT } from './search/search.client';
 import { IndexAdmin } from './search/index-admin.service';
