@@ -19,7 +19,7 @@ const SHARED_LAYERS = [
   ['metrics', 'health'],
 ];
 // A folder left out of the rows would be checked by nothing: the lint stops until it has its row.
-const unplaced = readdirSync(new URL('./libs/shared/src', import.meta.url), { withFileTypes: true })
+const unplaced = readdirSync(`${import.meta.dirname}/libs/shared/src`, { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && !SHARED_LAYERS.flat().includes(entry.name))
   .map((entry) => entry.name);
 if (unplaced.length > 0) {
