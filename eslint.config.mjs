@@ -122,7 +122,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^((\\.\\./)+(apps|test)/|@app/(worker|api)(/|$))',
+              regex: '^((\\.\\./)+(apps|test)/|@app/(worker|api)(/|$)|@test/)',
               message: 'Benches reach the apps and the test support through bench/lib/kit.ts.',
             },
           ],

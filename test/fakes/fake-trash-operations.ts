@@ -1,6 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import type { TrashOperationEntity } from '@app/shared/trash/trash-operation.entity';
-import type { NewTrashOperation, TrashOperationRepository } from '@app/shared/trash/trash-operation.repository';
+import type {
+  NewTrashOperation,
+  TrashOperationRepository,
+} from '@app/shared/trash/trash-operation.repository';
 import { VideoState } from '@app/shared/video/video-state';
 import type { VideoEntity } from '@app/shared/video/video.entity';
 
