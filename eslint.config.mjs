@@ -1,6 +1,71 @@
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+
+/**
+ * The shared library's folders, bottom up (docs/architecture.md, "The layout"). A folder imports
+ * only from folders of lower rows; folders of one row know nothing of each other; no folder
+ * imports the files that compose them at the library's top (data-source.ts, http-app.ts,
+ * infrastructure.module.ts). Adding a folder means adding it to a row here.
+ */
+const SHARED_LAYERS = [
+  ['util', 'ids', 'net', 'redis', 'auth'],
+  ['config'],
+  ['logging', 'database', 'queue', 'storage', 'search', 'http'],
+  ['events'],
+  ['video'],
+  ['erasure', 'trash', 'catalogue'],
+  ['metrics', 'health'],
+];
+// A folder left out of the rows would be checked by nothing: the lint stops until it has its row.
+const unplaced = readdirSync(`${import.meta.dirname}/libs/shared/src`, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !SHARED_LAYERS.flat().includes(entry.name))
+  .map((entry) => entry.name);
+if (unplaced.length > 0) {
+  throw new Error(`eslint.config.mjs: give libs/shared/src/{${unplaced.join(',')}} a row in SHARED_LAYERS`);
+}
+
+/** Specs are tests: beside the code they check, they may use the fakes (test/fakes) and any layer. */
+const SPECS = ['**/*.spec.ts'];
+const SHARED_TOP = ['data-source', 'http-app', 'infrastructure\\.module'];
+
+/** An import of one of `names`, relative (any depth) or through the `@app/shared` alias. */
+const sharedImport = (names) => `^((\\.\\./)+|@app/shared/)(${names.join('|')})(/|$)`;
+
+/** Neither the library nor an app reaches into the tests, and the library reaches no app. */
+const NO_TESTS = {
+  regex: '^((\\.\\./)+test/|@test/)',
+  message: 'Only tests import the test support and fakes.',
+};
+const NO_APPS = {
+  regex: '^((\\.\\./)+apps/|@app/(api|worker)(/|$))',
+  message: 'The shared library depends on no app.',
+};
+
+const restrictImports = (patterns) => ({
+  '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
+});
+
+const sharedLayerRules = SHARED_LAYERS.flatMap((row, level) =>
+  row.map((folder) => {
+    const above = SHARED_LAYERS.slice(level)
+      .flat()
+      .filter((other) => other !== folder);
+    return {
+      files: [`libs/shared/src/${folder}/**/*.ts`],
+      ignores: SPECS,
+      rules: restrictImports([
+        {
+          regex: sharedImport([...above, ...SHARED_TOP]),
+          message: `libs/shared/src/${folder} imports only folders below it (SHARED_LAYERS in eslint.config.mjs).`,
+        },
+        NO_APPS,
+        NO_TESTS,
+      ]),
+    };
+  }),
+);
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', '.cache/**', 'coverage/**'] },
@@ -19,6 +84,34 @@ export default tseslint.config(
     },
   },
   {
+    files: ['libs/shared/src/*.ts'],
+    ignores: SPECS,
+    rules: restrictImports([NO_APPS, NO_TESTS]),
+  },
+  ...sharedLayerRules,
+  {
+    files: ['apps/api/**/*.ts'],
+    ignores: SPECS,
+    rules: restrictImports([
+      {
+        regex: '^((\\.\\./)+worker/|@app/worker(/|$))',
+        message: 'The API and the worker share code only through libs/shared.',
+      },
+      NO_TESTS,
+    ]),
+  },
+  {
+    files: ['apps/worker/**/*.ts'],
+    ignores: SPECS,
+    rules: restrictImports([
+      {
+        regex: '^((\\.\\./)+api/|@app/api(/|$))',
+        message: 'The API and the worker share code only through libs/shared.',
+      },
+      NO_TESTS,
+    ]),
+  },
+  {
     // The benches reach the apps and the test support through one documented kit
     // (bench/lib/kit.ts, docs/benchmarking.md), so what a bench may touch is listed in one place.
     files: ['bench/**/*.ts'],
@@ -29,7 +122,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^((\\.\\./)+(apps|test)/|@app/(worker|api)(/|$))',
+              regex: '^((\\.\\./)+(apps|test)/|@app/(worker|api)(/|$)|@test/)',
               message: 'Benches reach the apps and the test support through bench/lib/kit.ts.',
             },
           ],

@@ -8,6 +8,7 @@ const base = {
     '^@app/shared(|/.*)$': '<rootDir>/libs/shared/src$1',
     '^@app/worker/(.*)$': '<rootDir>/apps/worker/src/$1',
     '^@app/api/(.*)$': '<rootDir>/apps/api/src/$1',
+    '^@test/(.*)$': '<rootDir>/test/$1',
   },
   testEnvironment: 'node',
 };

@@ -10,7 +10,7 @@
  */
 import { createPool } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, migrate } from '@app/shared/database/data-source';
+import { dataSourceOptions, migrate } from '@app/shared/data-source';
 import { ExactIdentities1795564800000 } from '@app/shared/database/migrations/1795564800000-exact-identities';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { closedLoop, summarize, type RunStats } from './lib/stats';

@@ -1,6 +1,6 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { dataSourceOptions } from '@app/shared/database/data-source';
+import { dataSourceOptions } from '@app/shared/data-source';
 import { endpointOf } from '@app/shared/net/receiver-url';
 import { SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
 import { SWEEP_WINDOW, WebhookDeliveryService } from '@app/shared/events/webhook-delivery.service';

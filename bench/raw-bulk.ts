@@ -8,7 +8,6 @@ import { createConnection } from 'mysql2';
 import { loadConfig } from '@app/shared/config/load-config';
 import { toVideoDocument } from '@app/shared/search/video-document';
 import { videoIndexMappings, videoIndexSettings } from '@app/shared/search/video-index.definition';
-import type { VideoState } from '@app/shared/video/video-state';
 
 interface Row {
   id: string;
@@ -50,7 +49,7 @@ async function main(): Promise<void> {
       toVideoDocument({
         id: row.id,
         authorId: row.author_id,
-        state: row.state as VideoState,
+        state: row.state,
         title: row.title,
         description: row.description,
         tags: list(row.tags),

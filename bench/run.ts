@@ -14,9 +14,8 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { VideoImporter } from '@app/shared/importer/video-importer';
 import { LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
-import { applyBenchEnv, openBenchContext, PATHS, startApi } from './lib/kit';
+import { applyBenchEnv, openBenchContext, PATHS, startApi, VideoImporter } from './lib/kit';
 import {
   machine,
   printTable,

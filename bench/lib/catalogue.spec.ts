@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { importRecordSchema, toImportedVideo } from '@app/shared/importer/import-record';
-import { openJsonLines } from '@app/shared/importer/jsonl-reader';
+import { importRecordSchema, toImportedVideo } from '@app/shared/catalogue/import-record';
+import { openJsonLines } from '@app/shared/catalogue/jsonl-reader';
 import { CatalogueModel, catalogueFile, type CatalogueVideo, type SampleVideo } from './catalogue';
 
 const SAMPLE = resolve(__dirname, '../../data/pyvideo.jsonl.gz');

@@ -27,8 +27,8 @@
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseRecordDate } from '@app/shared/importer/import-record';
-import { openJsonLines } from '@app/shared/importer/jsonl-reader';
+import { parseRecordDate } from '@app/shared/catalogue/import-record';
+import { openJsonLines } from '@app/shared/catalogue/jsonl-reader';
 import { prng, searchCumulative, Weighted, WeightedIndex, zipf } from './random';
 
 /** Bump when the output for a given count and seed changes: cached files are keyed by it. */

@@ -24,20 +24,21 @@ import { openWorkerContext, workerContextModule } from '@app/worker/worker-conte
 import { signDevToken } from '@app/shared/auth/dev-token';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { loadConfig } from '@app/shared/config/load-config';
-import { migrate } from '@app/shared/database/data-source';
+import { migrate } from '@app/shared/data-source';
 import { createSearchClient } from '@app/shared/search/search.client';
-import { servicesOf, type ServicesContext } from '../../test/support/test-context';
-import { ROOT, startService, type RunningProcess, type StartedService } from '../../test/support/processes';
+import { servicesOf, type ServicesContext } from '@test/support/test-context';
+import { ROOT, startService, type RunningProcess, type StartedService } from '@test/support/processes';
 
 export { SWEEPS } from '@app/worker/sweeps/sweeps';
-export { ENTRY, sleep, startProcess, type RunningProcess } from '../../test/support/processes';
+export { VideoImporter } from '@app/worker/import/video-importer';
+export { ENTRY, sleep, startProcess, type RunningProcess } from '@test/support/processes';
 /**
  * The API's engine requests, as its search engine builds them: a bench sends them straight to
  * Elasticsearch to show what the API adds around them, and the relevance suite's baselines break
  * ties in the API's complete order.
  */
-export { buildSearchRequests, completeSort } from '../../apps/api/src/search/engine/search-query.builder';
-export { typoSuggestions } from '../../apps/api/src/search/engine/suggest-query.builder';
+export { buildSearchRequests, completeSort } from '@app/api/search/engine/search-query.builder';
+export { typoSuggestions } from '@app/api/search/engine/suggest-query.builder';
 
 export const PATHS = {
   /** The sample the repository ships (CC0, data/README.md). */

@@ -7,7 +7,7 @@ import { QUEUES, receiverQueueName } from '@app/shared/queue/queues';
 import {
   DASHBOARD_LOGIN_FAILURES,
   DASHBOARD_LOGIN_WINDOW_SECONDS,
-} from '../../apps/api/src/admin/dashboard-login-limit';
+} from '@app/api/admin/dashboard-login-limit';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';

@@ -1,4 +1,4 @@
-import { ReindexService } from '@app/shared/search/reindex.service';
+import { ReindexService } from '@app/worker/index/reindex.service';
 import {
   INDEX_DEFINITION_VERSION,
   videoIndexMappings,

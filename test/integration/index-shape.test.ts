@@ -1,4 +1,4 @@
-import { ReindexService } from '@app/shared/search/reindex.service';
+import { ReindexService } from '@app/worker/index/reindex.service';
 import { jsonLogLines, startService, waitFor, type RunningProcess } from '../support/processes';
 import { clusterRead } from '../support/elasticsearch-node';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';

@@ -1,8 +1,8 @@
 import { errors, type estypes } from '@elastic/elasticsearch';
-import { IndexReconciler } from '@app/shared/search/index-reconciler.service';
-import { ReindexService } from '@app/shared/search/reindex.service';
+import { IndexReconciler } from '@app/worker/index/index-reconciler.service';
+import { ReindexService } from '@app/worker/index/reindex.service';
 import { isUnavailable } from '@app/shared/search/search-errors';
-import { buildSearchRequests } from '../../apps/api/src/search/engine/search-query.builder';
+import { buildSearchRequests } from '@app/api/search/engine/search-query.builder';
 import { seedVideos } from '../support/seed';
 import { openTestContext, type TestContext } from '../support/test-context';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { createConnection, type Connection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, ensureDatabase, migrate, MIGRATIONS } from '@app/shared/database/data-source';
+import { dataSourceOptions, ensureDatabase, migrate, MIGRATIONS } from '@app/shared/data-source';
 import { OutboxRetention1795651200000 } from '@app/shared/database/migrations/1795651200000-outbox-retention';
 import { receiverKey } from '@app/shared/net/receiver-url';
 

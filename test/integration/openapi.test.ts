@@ -1,9 +1,9 @@
 import { EVENT_TYPES } from '@app/shared/events/events.schema';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { mountApiDocs } from '../../apps/api/src/api-docs';
-import { AppModule } from '../../apps/api/src/app.module';
-import { API_ROUTES } from '../../apps/api/src/openapi';
+import { mountApiDocs } from '@app/api/api-docs';
+import { AppModule } from '@app/api/app.module';
+import { API_ROUTES } from '@app/api/openapi';
 import { describeProblems, redoclyLint } from '../support/redocly';
 
 interface Operation {

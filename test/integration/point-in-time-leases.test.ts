@@ -1,7 +1,7 @@
 import { createRedisClient } from '@app/shared/redis/redis';
 import { ProblemException } from '@app/shared/http/problem';
 import type { Redis } from 'ioredis';
-import { PointInTimeLeases, REAPER_MARGIN_MS } from '../../apps/api/src/search/point-in-time-leases';
+import { PointInTimeLeases, REAPER_MARGIN_MS } from '@app/api/search/point-in-time-leases';
 import { freePort } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import './test-env';
-import { loadConfig } from '../../libs/shared/src/config/load-config';
-import { migrate } from '../../libs/shared/src/database/data-source';
+import { loadConfig } from '@app/shared/config/load-config';
+import { migrate } from '@app/shared/data-source';
 
 export const ROOT = resolve(__dirname, '../..');
 

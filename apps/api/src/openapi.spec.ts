@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '@app/shared/events/events.schema';
 import { SIGNATURE_HEADERS } from '@app/shared/events/webhook-signer';
-import { producedEvents } from '@app/shared/testing/produced-events';
+import { producedEvents } from '@test/fakes/produced-events';
 import { apiDocument } from './openapi';
 
 interface WebhookOperation {

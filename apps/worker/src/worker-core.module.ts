@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
-import { VideoImporter } from '@app/shared/importer/video-importer';
+import { VideoImporter } from './import/video-importer';
 import { InfrastructureModule } from '@app/shared/infrastructure.module';
+import { IndexReconciler } from './index/index-reconciler.service';
 import { IndexShapeService } from './index/index-shape.service';
+import { ReindexService } from './index/reindex.service';
 import { SWEEP_PROVIDERS } from './sweeps/sweeps';
 
 /**
@@ -12,7 +14,7 @@ import { SWEEP_PROVIDERS } from './sweeps/sweeps';
  */
 @Module({
   imports: [InfrastructureModule],
-  providers: [VideoImporter, IndexShapeService, ...SWEEP_PROVIDERS],
-  exports: [VideoImporter, IndexShapeService, ...SWEEP_PROVIDERS],
+  providers: [VideoImporter, IndexShapeService, ReindexService, IndexReconciler, ...SWEEP_PROVIDERS],
+  exports: [VideoImporter, IndexShapeService, ReindexService, IndexReconciler, ...SWEEP_PROVIDERS],
 })
 export class WorkerCoreModule {}

@@ -4,7 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
-import { dataSourceOptions } from './database/data-source';
+import { dataSourceOptions } from './data-source';
 import { closeRedisClient, createRedisClient, REDIS_CLIENT } from './redis/redis';
 import { createSearchClient, SEARCH_CLIENT } from './search/search.client';
 import { IndexAdmin } from './search/index-admin.service';
@@ -23,8 +23,6 @@ import { WebhookSigner } from './events/webhook-signer';
 import { VideoIndexSyncService } from './video/video-index-sync.service';
 import { VideoLifecycleService } from './video/video-lifecycle.service';
 import { VideoPurgeService } from './video/video-purge.service';
-import { IndexReconciler } from './search/index-reconciler.service';
-import { ReindexService } from './search/reindex.service';
 import { VideoRepository } from './video/video.repository';
 import { DeletionAuditRepository } from './video/deletion-audit.repository';
 import { DeletionLedger } from './video/deletion-ledger.service';
@@ -70,8 +68,6 @@ const SERVICES = [
   VideoLifecycleService,
   DeletionLedger,
   VideoPurgeService,
-  ReindexService,
-  IndexReconciler,
 ];
 
 /** The connections to MySQL, Redis, Elasticsearch and S3 that both processes share (on `ConfigModule`'s configuration). */

@@ -1,5 +1,5 @@
 import { loadConfig } from '@app/shared/config/load-config';
-import { migrate } from '@app/shared/database/data-source';
+import { migrate } from '@app/shared/data-source';
 import { ENTRY, runProcess } from '../processes';
 import { startOwnRedis } from '../redis-server';
 import { remains, seedVideos, waitUntilGone } from '../seed';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { IndexReconciler, type ReconcileResult } from '@app/shared/search/index-reconciler.service';
+import { IndexReconciler, type ReconcileResult } from './index-reconciler.service';
 import type { SweepHandler } from '../sweeps/sweeps';
 import { IndexShapeService } from './index-shape.service';
 

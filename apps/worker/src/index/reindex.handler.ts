@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ReindexService, type ReindexResult } from '@app/shared/search/reindex.service';
+import { ReindexService, type ReindexResult } from './reindex.service';
 import type { JobHandler } from '../jobs/job-handler';
 
 @Injectable()

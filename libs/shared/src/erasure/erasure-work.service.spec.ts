@@ -1,8 +1,8 @@
 import { OutboxRetentionService } from '../events/outbox-retention.service';
-import { fakeErasureStore } from '../testing/fake-erasures';
-import { fakeOutboxStore } from '../testing/fake-outbox';
-import { fakeTransactions } from '../testing/fake-transactions';
-import { fakeVideo, fakeVideoStore, type FakeVideoOptions } from '../testing/fake-videos';
+import { fakeErasureStore } from '@test/fakes/fake-erasures';
+import { fakeOutboxStore } from '@test/fakes/fake-outbox';
+import { fakeTransactions } from '@test/fakes/fake-transactions';
+import { fakeVideo, fakeVideoStore, type FakeVideoOptions } from '@test/fakes/fake-videos';
 import { VideoState } from '../video/video-state';
 import type { VideoEntity } from '../video/video.entity';
 import type { ErasureMode } from './erasure.entity';

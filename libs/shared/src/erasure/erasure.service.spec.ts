@@ -1,5 +1,5 @@
-import { fakeErasureStore } from '../testing/fake-erasures';
-import { fakeVideo, fakeVideoStore } from '../testing/fake-videos';
+import { fakeErasureStore } from '@test/fakes/fake-erasures';
+import { fakeVideo, fakeVideoStore } from '@test/fakes/fake-videos';
 import type { Actor } from '../video/video-lifecycle';
 import { VideoState } from '../video/video-state';
 import { ErasureService } from './erasure.service';

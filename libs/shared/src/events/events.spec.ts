@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { capturingOutbox, NOW, producedEvents, nextState, sampleVideo } from '../testing/produced-events';
+import { capturingOutbox, NOW, producedEvents, nextState, sampleVideo } from '@test/fakes/produced-events';
 import { VideoState } from '../video/video-state';
 import { videoChangeEvent, videoPurgedEvent } from '../video/video-events';
 import { recordedEvent, type NewEvent } from './events';

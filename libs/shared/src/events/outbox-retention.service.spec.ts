@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { fakeOutboxStore } from '../testing/fake-outbox';
+import { fakeOutboxStore } from '@test/fakes/fake-outbox';
 import { PRUNE_BATCH, OutboxRetentionService } from './outbox-retention.service';
 import type { DeliveryState } from './webhook-delivery.entity';
 

@@ -3,9 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { CoalescingBatcher } from '../util/coalescing-batcher';
-import type { VideoEntity } from '../video/video.entity';
 import { SEARCH_CLIENT } from './search.client';
-import { toVideoDocument } from './video-document';
+import { toVideoDocument, type VersionedVideo } from './video-document';
 import type { VideoDocument } from './video-index.definition';
 
 /** A bulk load's body size: large enough that a request's overhead does not count, small enough to hold two. */
@@ -17,7 +16,7 @@ const BULKS_IN_FLIGHT = 2;
  * A video's bulk write: its document at the row's version, external, so an older write arriving
  * late never overwrites a newer one (Elasticsearch answers 409 to it).
  */
-function versionedWrite(video: VideoEntity, index: string): [BulkIndexAction, VideoDocument] {
+function versionedWrite(video: VersionedVideo, index: string): [BulkIndexAction, VideoDocument] {
   return [
     { index: { _index: index, _id: video.id, version: video.version, version_type: 'external' } },
     toVideoDocument(video),
@@ -60,7 +59,7 @@ export class IndexWriter {
    * Writes videos with external versioning from the row's version, so an older write arriving
    * late never overwrites a newer one.
    */
-  async indexVideos(videos: VideoEntity[], index: string = this.alias): Promise<BulkOutcome> {
+  async indexVideos(videos: VersionedVideo[], index: string = this.alias): Promise<BulkOutcome> {
     if (videos.length === 0) return { indexed: 0, stale: 0 };
     const operations = videos.flatMap((video) => versionedWrite(video, index));
     // Through the alias, `require_alias` makes a missing alias an error: otherwise Elasticsearch would
@@ -93,12 +92,12 @@ export class IndexWriter {
    * the index refuses (other than at a newer version) stops the load and is thrown.
    */
   async indexAll(
-    batches: AsyncIterable<VideoEntity[]> | Iterable<VideoEntity[]>,
+    batches: AsyncIterable<VersionedVideo[]> | Iterable<VersionedVideo[]>,
     index: string,
   ): Promise<BulkOutcome> {
     let stale = 0;
     const failures: string[] = [];
-    const bulk = this.client.helpers.bulk<VideoEntity>({
+    const bulk = this.client.helpers.bulk<VersionedVideo>({
       datasource: (async function* () {
         for await (const videos of batches) yield* videos;
       })(),

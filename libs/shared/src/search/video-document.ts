@@ -1,11 +1,26 @@
-import type { VideoEntity } from '../video/video.entity';
 import { foldedText, foldedWords, stemmedText } from './search-text';
 import type { VideoDocument } from './video-index.definition';
 
-type IndexedVideo = Pick<
-  VideoEntity,
-  'id' | 'authorId' | 'state' | 'title' | 'description' | 'tags' | 'speakers' | 'event' | 'publishedAt'
->;
+/**
+ * What a document is made from: a video row's searchable fields. The row (`VideoEntity`) has them;
+ * the index knows no more of a video than this, so search/ depends on nothing of video/.
+ */
+export interface IndexedVideo {
+  id: string;
+  authorId: string;
+  state: string;
+  title: string;
+  description: string;
+  tags: string[];
+  speakers: string[];
+  event: string | null;
+  publishedAt: Date | null;
+}
+
+/** A video as the index writes it: its fields and the row's version (external versioning). */
+export interface VersionedVideo extends IndexedVideo {
+  version: number;
+}
 
 export function toVideoDocument(video: IndexedVideo): VideoDocument {
   // Speakers beside the title: a speaker's surname and a title word match together. The event

@@ -1,6 +1,6 @@
-import { fakeTrashOperationStore } from '../testing/fake-trash-operations';
-import { fakeTransactions } from '../testing/fake-transactions';
-import { fakeVideoStore, trashedVideo as trashed, type FakeVideoOptions } from '../testing/fake-videos';
+import { fakeTrashOperationStore } from '@test/fakes/fake-trash-operations';
+import { fakeTransactions } from '@test/fakes/fake-transactions';
+import { fakeVideoStore, trashedVideo as trashed, type FakeVideoOptions } from '@test/fakes/fake-videos';
 import { VideoState } from '../video/video-state';
 import type { VideoEntity } from '../video/video.entity';
 import type { TrashOperationKind } from './trash-operation.entity';

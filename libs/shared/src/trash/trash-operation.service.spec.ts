@@ -1,5 +1,5 @@
-import { fakeTrashOperationStore } from '../testing/fake-trash-operations';
-import { fakeVideoStore, trashedVideo as trashed } from '../testing/fake-videos';
+import { fakeTrashOperationStore } from '@test/fakes/fake-trash-operations';
+import { fakeVideoStore, trashedVideo as trashed } from '@test/fakes/fake-videos';
 import type { Actor } from '../video/video-lifecycle';
 import { TrashOperationService } from './trash-operation.service';
 

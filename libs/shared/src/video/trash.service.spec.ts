@@ -1,4 +1,4 @@
-import { fakeVideoStore, trashedVideo as trashed } from '../testing/fake-videos';
+import { fakeVideoStore, trashedVideo as trashed } from '@test/fakes/fake-videos';
 import { TrashService } from './trash.service';
 import { changedColumns } from './video-batch-commands.service';
 import type { Actor } from './video-lifecycle';

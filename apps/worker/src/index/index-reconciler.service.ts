@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DeletionLedger } from '../video/deletion-ledger.service';
-import type { VideoEntity } from '../video/video.entity';
-import { VideoRepository } from '../video/video.repository';
-import { IndexInventory } from './index-inventory.service';
-import { IndexWriter } from './index-writer.service';
+import { DeletionLedger } from '@app/shared/video/deletion-ledger.service';
+import type { VideoEntity } from '@app/shared/video/video.entity';
+import { VideoRepository } from '@app/shared/video/video.repository';
+import { IndexInventory } from '@app/shared/search/index-inventory.service';
+import { IndexWriter } from '@app/shared/search/index-writer.service';
 
 export interface ReconcileResult {
   /** Deletions MySQL had forgotten (restored from a backup), re-applied from the ledger first. */

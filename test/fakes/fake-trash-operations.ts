@@ -1,8 +1,11 @@
 import type { EntityManager } from 'typeorm';
-import type { TrashOperationEntity } from '../trash/trash-operation.entity';
-import type { NewTrashOperation, TrashOperationRepository } from '../trash/trash-operation.repository';
-import { VideoState } from '../video/video-state';
-import type { VideoEntity } from '../video/video.entity';
+import type { TrashOperationEntity } from '@app/shared/trash/trash-operation.entity';
+import type {
+  NewTrashOperation,
+  TrashOperationRepository,
+} from '@app/shared/trash/trash-operation.repository';
+import { VideoState } from '@app/shared/video/video-state';
+import type { VideoEntity } from '@app/shared/video/video.entity';
 
 /**
  * Trash operation rows in a map, behind a fake `TrashOperationRepository` that keeps its

@@ -1,13 +1,13 @@
 import type { EntityManager } from 'typeorm';
-import { recordedEvent, type EventData, type NewEvent } from '../events/events';
-import type { OutboxService } from '../events/outbox.service';
-import type { JobQueues } from '../queue/job-queues.service';
-import { VideoBatchCommands } from '../video/video-batch-commands.service';
-import type { StateColumns, VideoBatchRepository } from '../video/video-batch.repository';
-import type { VideoIndexSyncService } from '../video/video-index-sync.service';
-import { VideoState } from '../video/video-state';
-import type { VideoEntity } from '../video/video.entity';
-import type { VideoLifecycleRow, VideoRepository } from '../video/video.repository';
+import { recordedEvent, type EventData, type NewEvent } from '@app/shared/events/events';
+import type { OutboxService } from '@app/shared/events/outbox.service';
+import type { JobQueues } from '@app/shared/queue/job-queues.service';
+import { VideoBatchCommands } from '@app/shared/video/video-batch-commands.service';
+import type { StateColumns, VideoBatchRepository } from '@app/shared/video/video-batch.repository';
+import type { VideoIndexSyncService } from '@app/shared/video/video-index-sync.service';
+import { VideoState } from '@app/shared/video/video-state';
+import type { VideoEntity } from '@app/shared/video/video.entity';
+import type { VideoLifecycleRow, VideoRepository } from '@app/shared/video/video.repository';
 
 export interface FakeVideoOptions {
   /** Queue calls never answer (Redis away). */

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { VideoEntity } from '../video/video.entity';
-import { VideoRepository } from '../video/video.repository';
-import { IndexAdmin } from './index-admin.service';
-import { IndexWriter } from './index-writer.service';
+import type { VideoEntity } from '@app/shared/video/video.entity';
+import { VideoRepository } from '@app/shared/video/video.repository';
+import { IndexAdmin } from '@app/shared/search/index-admin.service';
+import { IndexWriter } from '@app/shared/search/index-writer.service';
 
 export interface ReindexProgress {
   documents: number;

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import type { ErasureEntity, ErasureState } from '../erasure/erasure.entity';
-import type { ErasureRepository, NewErasure } from '../erasure/erasure.repository';
-import type { VideoBatchRepository } from '../video/video-batch.repository';
+import type { ErasureEntity, ErasureState } from '@app/shared/erasure/erasure.entity';
+import type { ErasureRepository, NewErasure } from '@app/shared/erasure/erasure.repository';
+import type { VideoBatchRepository } from '@app/shared/video/video-batch.repository';
 
 /** Erasure rows in a map, behind a fake `ErasureRepository` that keeps its one-unfinished-per-author rule. */
 export function fakeErasureStore(batches: VideoBatchRepository) {

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { IndexAdmin } from '../search/index-admin.service';
-import { IndexWriter } from '../search/index-writer.service';
-import { mediaPrefix, StorageService } from '../storage/storage.service';
-import { VideoState } from '../video/video-state';
-import { VideoRepository } from '../video/video.repository';
-import { importRecordSchema, toImportedVideo, type ImportedVideo } from './import-record';
-import { openJsonLines } from './jsonl-reader';
+import { IndexAdmin } from '@app/shared/search/index-admin.service';
+import { IndexWriter } from '@app/shared/search/index-writer.service';
+import { mediaPrefix, StorageService } from '@app/shared/storage/storage.service';
+import { VideoState } from '@app/shared/video/video-state';
+import { VideoRepository } from '@app/shared/video/video.repository';
+import { importRecordSchema, toImportedVideo, type ImportedVideo } from '@app/shared/catalogue/import-record';
+import { openJsonLines } from '@app/shared/catalogue/jsonl-reader';
 
 export interface ImportProgress {
   records: number;

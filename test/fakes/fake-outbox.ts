@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import type { EventToPrune, SettledState } from '../events/outbox-retention';
-import type { OutboxRetentionRepository } from '../events/outbox-retention.repository';
-import type { DeliveryState } from '../events/webhook-delivery.entity';
+import type { EventToPrune, SettledState } from '@app/shared/events/outbox-retention';
+import type { OutboxRetentionRepository } from '@app/shared/events/outbox-retention.repository';
+import type { DeliveryState } from '@app/shared/events/webhook-delivery.entity';
 
 export interface FakeEvent {
   seq: number;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { RecordedEvent } from '../events/events';
-import { videoChangeEvent, videoPurgedEvent } from '../video/video-events';
-import type { OutboxRepository } from '../events/outbox.repository';
-import { OutboxService } from '../events/outbox.service';
-import { VideoState } from '../video/video-state';
+import type { RecordedEvent } from '@app/shared/events/events';
+import { videoChangeEvent, videoPurgedEvent } from '@app/shared/video/video-events';
+import type { OutboxRepository } from '@app/shared/events/outbox.repository';
+import { OutboxService } from '@app/shared/events/outbox.service';
+import { VideoState } from '@app/shared/video/video-state';
 
 export const NOW = new Date('2026-03-01T12:00:00.000Z');
 export const LATER = new Date('2026-03-31T12:00:00.000Z');

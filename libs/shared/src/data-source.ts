@@ -1,24 +1,24 @@
 import { createConnection } from 'mysql2/promise';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import type { AppConfig } from '../config/config.schema';
-import { ErasureEntity } from '../erasure/erasure.entity';
-import { OutboxEventEntity } from '../events/outbox-event.entity';
-import { WebhookDeliveryEntity } from '../events/webhook-delivery.entity';
-import { DeletionAuditEntity } from '../video/deletion-audit.entity';
-import { VideoEntity } from '../video/video.entity';
-import { Init1763683200000 } from './migrations/1763683200000-init';
-import { DeletionRequest1763769600000 } from './migrations/1763769600000-deletion-request';
-import { AsciiIds1795219200000 } from './migrations/1795219200000-ascii-ids';
-import { SpeakersEvent1795305600000 } from './migrations/1795305600000-speakers-event';
-import { Outbox1795348800000 } from './migrations/1795348800000-outbox';
-import { TrashErasuresReceipts1795392000000 } from './migrations/1795392000000-trash-erasures-receipts';
-import { SearchCheckIndex1795478400000 } from './migrations/1795478400000-search-check-index';
-import { ExactIdentities1795564800000 } from './migrations/1795564800000-exact-identities';
-import { OutboxRetention1795651200000 } from './migrations/1795651200000-outbox-retention';
-import { WebhookEndpointsShown1795737600000 } from './migrations/1795737600000-webhook-endpoints-shown';
-import { TrashOperations1795824000000 } from './migrations/1795824000000-trash-operations';
-import { TrashOperationEntity } from '../trash/trash-operation.entity';
-import { WebhookSweepIndex1795910400000 } from './migrations/1795910400000-webhook-sweep-index';
+import type { AppConfig } from './config/config.schema';
+import { ErasureEntity } from './erasure/erasure.entity';
+import { OutboxEventEntity } from './events/outbox-event.entity';
+import { WebhookDeliveryEntity } from './events/webhook-delivery.entity';
+import { DeletionAuditEntity } from './video/deletion-audit.entity';
+import { VideoEntity } from './video/video.entity';
+import { Init1763683200000 } from './database/migrations/1763683200000-init';
+import { DeletionRequest1763769600000 } from './database/migrations/1763769600000-deletion-request';
+import { AsciiIds1795219200000 } from './database/migrations/1795219200000-ascii-ids';
+import { SpeakersEvent1795305600000 } from './database/migrations/1795305600000-speakers-event';
+import { Outbox1795348800000 } from './database/migrations/1795348800000-outbox';
+import { TrashErasuresReceipts1795392000000 } from './database/migrations/1795392000000-trash-erasures-receipts';
+import { SearchCheckIndex1795478400000 } from './database/migrations/1795478400000-search-check-index';
+import { ExactIdentities1795564800000 } from './database/migrations/1795564800000-exact-identities';
+import { OutboxRetention1795651200000 } from './database/migrations/1795651200000-outbox-retention';
+import { WebhookEndpointsShown1795737600000 } from './database/migrations/1795737600000-webhook-endpoints-shown';
+import { TrashOperations1795824000000 } from './database/migrations/1795824000000-trash-operations';
+import { TrashOperationEntity } from './trash/trash-operation.entity';
+import { WebhookSweepIndex1795910400000 } from './database/migrations/1795910400000-webhook-sweep-index';
 
 export const ENTITIES = [
   VideoEntity,
