@@ -20,12 +20,12 @@ import {
   machine,
   printTable,
   readReport,
-  writeChart,
   writeReport,
   type Report,
   type Table,
   type Target,
 } from './lib/report';
+import { writeChart } from './lib/chart';
 import { watchElasticsearch, type CpuSeconds } from './lib/cpu';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';

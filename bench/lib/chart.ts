@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Report, Target } from './report';
 
 const WIDTH = 960;
@@ -115,4 +117,9 @@ export function chartSvg(report: Pick<Report, 'targets' | 'date' | 'mode'>): str
     '</svg>',
     '',
   ].join('\n');
+}
+
+/** Draws the report's targets into `dir`/benchmarks.svg, once its figures are on disk. */
+export function writeChart(report: Report, dir: string): void {
+  writeFileSync(resolve(dir, 'benchmarks.svg'), chartSvg(report));
 }

@@ -1,7 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
-import { chartSvg } from './chart';
 
 export interface Target {
   /** "what, product / baseline" for a ratio; the chart draws any other target as an absolute figure. */
@@ -80,8 +79,4 @@ export function writeReport(report: Report, dir: string): void {
 
 export function readReport(dir: string): Report {
   return JSON.parse(readFileSync(resolve(dir, 'benchmarks.json'), 'utf8')) as Report;
-}
-
-export function writeChart(report: Report, dir: string): void {
-  writeFileSync(resolve(dir, 'benchmarks.svg'), chartSvg(report));
 }

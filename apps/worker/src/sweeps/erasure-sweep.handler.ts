@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ErasureWorkService } from '@app/shared/erasure/erasure-work.service';
 import { ErasureRepository } from '@app/shared/erasure/erasure.repository';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { SweepHandler } from './sweeps';
+import type { SweepHandler } from './sweep-handler';
 
 export interface ErasureSweepResult {
   resumed: number;

@@ -7,12 +7,8 @@ import { ErasureSweepHandler } from './erasure-sweep.handler';
 import { OrphanSweepHandler } from './orphan-sweep.handler';
 import { OutboxPruneHandler } from './outbox-prune.handler';
 import { PurgeSweepHandler } from './purge-sweep.handler';
+import type { SweepHandler } from './sweep-handler';
 import { TrashSweepHandler } from './trash-sweep.handler';
-
-/** A sweep's work: it takes no payload, and finds what to do in the stores. */
-export interface SweepHandler {
-  handle(): Promise<unknown>;
-}
 
 /** The configuration's settings that are intervals. */
 type IntervalSetting = Extract<keyof AppConfig, `${string}_INTERVAL_MS`>;
