@@ -4,21 +4,16 @@ import type { Pool } from 'mysql2/promise';
 import { DataSource, In, type EntityManager, type Repository } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import { transactionRetryingDeadlocks } from '../database/transaction';
+import type { IndexedVideo } from '../search/video-document';
 import { purgeDueSql, type NextState } from './video-lifecycle';
 import { VideoState } from './video-state';
 import { VideoEntity } from './video.entity';
 
-/** A video's content as the import writes it; state and timestamps are the database's. */
-export interface VideoContent {
-  id: string;
-  authorId: string;
-  title: string;
-  description: string;
-  tags: string[];
-  speakers: string[];
-  event: string | null;
-  publishedAt: Date | null;
-}
+/**
+ * A video's content as the import writes it: what its index document is made from, less the
+ * state, which is the database's (as are the timestamps).
+ */
+export type VideoContent = Omit<IndexedVideo, 'state'>;
 
 /**
  * Columns as entity properties: hot paths read rows with one plain query and no ORM hydration.
