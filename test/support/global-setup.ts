@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import './test-env';
-import { loadConfig } from '@app/shared/config/load-config';
-import { migrate } from '@app/shared/data-source';
+// Jest loads global setup outside its module map (moduleNameMapper): relative paths, not aliases.
+import { loadConfig } from '../../libs/shared/src/config/load-config';
+import { migrate } from '../../libs/shared/src/data-source';
 
 export const ROOT = resolve(__dirname, '../..');
 
