@@ -69,6 +69,17 @@ async function fileDigest(file: string, algorithm: Digest['algorithm']): Promise
   return hash.digest('hex');
 }
 
+/** An error as a person reads it: fetch's `terminated` says little without its cause's code. */
+function reason(error: unknown): string {
+  // Not `instanceof Error`: fetch's errors may come from another realm (jest's).
+  const { message, cause } = (error ?? {}) as {
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
+  if (message === undefined) return String(error);
+  return cause ? `${message} (${cause.code ?? cause.message})` : message;
+}
+
 async function retried<T>(
   what: string,
   work: () => Promise<T>,
@@ -80,9 +91,7 @@ async function retried<T>(
       return await work();
     } catch (error) {
       if (attempt >= attempts) throw error;
-      log(
-        `${what}: ${error instanceof Error ? error.message : String(error)}; retrying (${attempt}/${attempts - 1})`,
-      );
+      log(`${what}: ${reason(error)}; retrying (${attempt}/${attempts - 1})`);
       await sleep(delayMs * 2 ** (attempt - 1));
     }
   }
@@ -137,9 +146,7 @@ export async function downloadChecked(
     await retried(basename(url), () => fetchRest(url, partial), attempts, delayMs);
   } catch (error) {
     if (error instanceof Error && error.name === 'ServicesError') throw error;
-    fail(
-      `could not download ${url} after ${attempts} attempts (is it reachable?): ${error instanceof Error ? error.message : String(error)}`,
-    );
+    fail(`could not download ${url} after ${attempts} attempts (is it reachable?): ${reason(error)}`);
   }
   for (const digest of digests) {
     const actual = await fileDigest(partial, digest.algorithm);

@@ -60,7 +60,8 @@ export function launch(options: LaunchOptions): ServerProcess {
     exited,
     exitCode: () => child.exitCode,
     whenExited,
-    stop: (signal = 'SIGTERM', graceMs = 30_000) => stopGroup(pid, signal, graceMs),
+    // Once it has exited its pid may be another process's: only its group (if any is left) is signalled.
+    stop: (signal = 'SIGTERM', graceMs = 30_000) => stopGroup(pid, signal, graceMs, !exited()),
   };
 }
 
@@ -77,13 +78,18 @@ function alive(pid: number): boolean {
  * Signals the process group led by `pid` (or the process alone, when it leads none: one started by
  * an older version of this tool), then SIGKILL after `graceMs`; resolves once nothing of it is left.
  */
-export async function stopGroup(pid: number, signal: NodeJS.Signals, graceMs: number): Promise<void> {
+export async function stopGroup(
+  pid: number,
+  signal: NodeJS.Signals,
+  graceMs: number,
+  orProcess = true,
+): Promise<void> {
   let target = -pid;
   const send = (sig: NodeJS.Signals) => {
     try {
       process.kill(target, sig);
     } catch {
-      if (target < 0) {
+      if (target < 0 && orProcess) {
         target = pid;
         send(sig);
       }

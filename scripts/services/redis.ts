@@ -46,6 +46,7 @@ export function redisAnswers(
     };
     socket.setTimeout(timeoutMs, () => finish(false));
     socket.once('error', () => finish(false));
+    socket.once('close', () => finish(false));
     socket.once('connect', () => {
       // Credentials only when there are some: an empty AUTH is itself an error reply.
       const auth = password ? (user ? bulk('AUTH', user, password) : bulk('AUTH', password)) : '';

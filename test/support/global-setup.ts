@@ -1,13 +1,17 @@
-import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import './test-env';
 import { loadConfig } from '../../libs/shared/src/config/load-config';
 import { migrate } from '../../libs/shared/src/database/data-source';
+import { servicesConfig } from '../../scripts/services/config.ts';
+import { up } from '../../scripts/services/services.ts';
+import { ROOT } from './processes';
 
-export const ROOT = resolve(__dirname, '../..');
+export { ROOT };
 
-/** Starts the local services when they are not running (reusing them when they are), then migrates. */
+/**
+ * Starts the local services when they are not running (reusing them when they are), as
+ * `npm run services:up` does, then migrates.
+ */
 export default async function globalSetup(): Promise<void> {
-  execFileSync('bash', [resolve(ROOT, 'scripts/services.sh'), 'up'], { stdio: 'inherit' });
+  await up(servicesConfig(ROOT), [], (line) => console.log(line));
   await migrate(loadConfig());
 }
