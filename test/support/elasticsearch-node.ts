@@ -37,15 +37,19 @@ export interface ElasticsearchCluster {
 
 const ROOT = resolve(__dirname, '../..');
 
+let installed: Promise<ElasticsearchInstall> | undefined;
+
 /**
  * The distribution `services:up` unpacks and the Java it runs on (scripts/services holds the
- * version and the Java rule), or `ES_HOME` and `ES_JAVA_HOME` when both are set.
+ * version and the Java rule), or `ES_HOME` and `ES_JAVA_HOME` when both are set. Looked up once:
+ * the nodes of a cluster are created side by side.
  */
 function installation(): Promise<ElasticsearchInstall> {
   if (process.env.ES_HOME && process.env.ES_JAVA_HOME) {
     return Promise.resolve({ home: process.env.ES_HOME, javaHome: process.env.ES_JAVA_HOME });
   }
-  return install(servicesConfig(ROOT));
+  installed ??= install(servicesConfig(ROOT));
+  return installed;
 }
 
 /** What makes one node of a cluster (or a single node) its own. */
