@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { layout, type ServicesConfig } from './config.ts';
 import {
@@ -109,12 +109,11 @@ export async function elasticsearchUp(config: ServicesConfig, cluster: boolean):
           ]
         : ['discovery.type: single-node'],
   });
-  writeFileSync(paths.urlFile, `${first.base}\n`);
+  writePidFile(paths.urlFile, first.base);
   log(
     `starting Elasticsearch ${config.esVersion} on ${first.host}:${first.port} (heap ${config.esHeap}${cluster ? ', able to form a cluster' : ''})`,
   );
-  const server = await startNode(node, { daemon: true, timeoutS: config.esStartTimeoutS });
-  writePidFile(paths.pidFile, server.pid);
+  await startNode(node, { daemon: true, timeoutS: config.esStartTimeoutS, pidFile: paths.pidFile });
   return upLine('elasticsearch', 'started', first.base);
 }
 
@@ -173,17 +172,17 @@ export async function elasticsearch2Up(config: ServicesConfig): Promise<string> 
       `discovery.seed_hosts: ["${facts.transport}"]`,
     ],
   });
-  writeFileSync(paths.urlFile, `${second.base}\n`);
+  writePidFile(paths.urlFile, second.base);
   log(
     `starting a second Elasticsearch node on ${second.host}:${second.port} (heap ${config.esHeap}), joining ${facts.cluster} at ${facts.transport}`,
   );
-  const server = await startNode(node, {
+  await startNode(node, {
     daemon: true,
+    pidFile: paths.pidFile,
     timeoutS: config.esStartTimeoutS,
     ready: joined,
     what: `Elasticsearch did not join the cluster ${facts.cluster} at ${second.base}`,
   });
-  writePidFile(paths.pidFile, server.pid);
   return upLine('elasticsearch-2', 'started', second.base);
 }
 

@@ -190,7 +190,14 @@ export async function startNode(
     timeoutS = 180,
     ready = () => esReady(`http://${hostPort(spec.host, spec.httpPort)}`),
     what = `Elasticsearch did not reach yellow at http://${hostPort(spec.host, spec.httpPort)}`,
-  }: { daemon?: boolean; timeoutS?: number; ready?: () => Promise<boolean>; what?: string } = {},
+    pidFile,
+  }: {
+    daemon?: boolean;
+    timeoutS?: number;
+    ready?: () => Promise<boolean>;
+    what?: string;
+    pidFile?: string;
+  } = {},
 ): Promise<ServerProcess> {
   prepareNode(spec);
   const server = launch({
@@ -208,6 +215,7 @@ export async function startNode(
       ES_JAVA_OPTS: `-Xms${spec.heap} -Xmx${spec.heap} ${spec.extraJavaOpts ?? ''}`.trim(),
     },
     daemon,
+    pidFile,
   });
   await waitReady(server, what, ready, {
     timeoutMs: timeoutS * 1000,

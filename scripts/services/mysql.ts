@@ -7,14 +7,13 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
-  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection, type ConnectionOptions } from 'mysql2/promise';
 import { layout, type ServicesConfig } from './config.ts';
-import { launch, stopPidFile, waitReady, writePidFile, type ServerProcess } from './processes.ts';
+import { launch, stopPidFile, waitReady, type ServerProcess } from './processes.ts';
 import { fail, log, upLine } from './report.ts';
 import { isLocalHost, parseUrl, redact } from './urls.ts';
 
@@ -130,17 +129,12 @@ async function startSystemServer(config: ServicesConfig, address: MysqlAddress):
     args: [`--port=${address.port}`, `--bind-address=${bind}`, `--log-error=${logFile}`],
     logFile,
     daemon: true,
+    pidFile: paths.mysqlPid,
   });
-  writePidFile(paths.mysqlPid, server.pid);
-  try {
-    await waitReady(server, `MySQL did not come up on ${where}`, () => mysqlAnswers(address), {
-      timeoutMs: 60_000,
-      logs: [logFile],
-    });
-  } catch (error) {
-    rmSync(paths.mysqlPid, { force: true });
-    throw error;
-  }
+  await waitReady(server, `MySQL did not come up on ${where}`, () => mysqlAnswers(address), {
+    timeoutMs: 60_000,
+    logs: [logFile],
+  });
 }
 
 /** Creates the schema the application connects to; this is also the check that the user can log in. */

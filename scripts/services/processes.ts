@@ -30,6 +30,8 @@ export interface LaunchOptions {
   daemon?: boolean;
   /** A command prefix that runs the server as another user (`setpriv …`). */
   runAs?: string[];
+  /** Written as soon as it runs (so a `down` finds it even if this run ends before it is ready), removed when it is stopped. */
+  pidFile?: string;
 }
 
 export function launch(options: LaunchOptions): ServerProcess {
@@ -54,6 +56,7 @@ export function launch(options: LaunchOptions): ServerProcess {
     child.once('error', () => done());
   });
   if (options.daemon) child.unref();
+  if (options.pidFile) writePidFile(options.pidFile, pid);
   const exited = () => child.exitCode !== null || child.signalCode !== null || child.pid === undefined;
   return {
     pid,
@@ -61,7 +64,10 @@ export function launch(options: LaunchOptions): ServerProcess {
     exitCode: () => child.exitCode,
     whenExited,
     // Once it has exited its pid may be another process's: only its group (if any is left) is signalled.
-    stop: (signal = 'SIGTERM', graceMs = 30_000) => stopGroup(pid, signal, graceMs, !exited()),
+    async stop(signal = 'SIGTERM', graceMs = 30_000) {
+      await stopGroup(pid, signal, graceMs, !exited());
+      if (options.pidFile) rmSync(options.pidFile, { force: true });
+    },
   };
 }
 
@@ -123,9 +129,10 @@ export function livePid(file: string, pattern: RegExp): number | undefined {
   }
 }
 
-export function writePidFile(file: string, pid: number): void {
+/** Writes a pid file, or the URL file beside it that says which address the process serves. */
+export function writePidFile(file: string, content: number | string): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${pid}\n`);
+  writeFileSync(file, `${content}\n`);
 }
 
 /** Stops what a pid file records; the line says what happened. */

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { layout, type ServicesConfig } from './config.ts';
-import { launch, stopPidFile, waitReady, writePidFile, type ServerProcess } from './processes.ts';
+import { launch, stopPidFile, waitReady, type ServerProcess } from './processes.ts';
 import { fail, log, upLine } from './report.ts';
 import { isLocalHost, parseUrl, redact } from './urls.ts';
 
@@ -64,6 +64,7 @@ export interface RedisServerOptions extends RedisAddress {
   dir: string;
   logFile: string;
   daemon?: boolean;
+  pidFile?: string;
 }
 
 /** Starts `redis-server` with nothing persisted, and waits until it answers. */
@@ -73,7 +74,13 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Ser
   const bind = host === '127.0.0.1' || host === 'localhost' ? '127.0.0.1 -::1' : host;
   const args = ['--port', String(port), '--bind', bind, '--save', '', '--appendonly', 'no', '--dir', dir];
   if (password) args.push('--requirepass', password);
-  const server = launch({ command: 'redis-server', args, logFile, daemon: options.daemon ?? false });
+  const server = launch({
+    command: 'redis-server',
+    args,
+    logFile,
+    daemon: options.daemon,
+    pidFile: options.pidFile,
+  });
   await waitReady(server, `Redis did not come up on ${host}:${port}`, () => redisAnswers(options), {
     timeoutMs: 30_000,
     logs: [logFile],
@@ -91,13 +98,13 @@ export async function redisUp(config: ServicesConfig): Promise<string> {
     );
   }
   log(`starting redis-server on ${address.host}:${address.port}`);
-  const server = await startRedisServer({
+  await startRedisServer({
     ...address,
     dir: paths.redisDir,
     logFile: join(paths.logs, 'redis.log'),
     daemon: true,
+    pidFile: paths.redisPid,
   });
-  writePidFile(paths.redisPid, server.pid);
   return upLine('redis', 'started', redact(config.redisUrl));
 }
 

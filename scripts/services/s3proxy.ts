@@ -67,23 +67,18 @@ async function startS3proxy(config: ServicesConfig): Promise<void> {
   );
   log(`starting S3Proxy ${config.s3proxyVersion} on ${host}:${port || 80}`);
   const logFile = join(paths.logs, 's3proxy.log');
+  writePidFile(paths.s3proxyUrl, endpoint);
   const server = launch({
     command: java,
     args: ['-Xms64m', `-Xmx${config.s3proxyHeap}`, '-jar', jar, '--properties', properties],
     logFile,
     daemon: true,
+    pidFile: paths.s3proxyPid,
   });
-  writePidFile(paths.s3proxyPid, server.pid);
-  writeFileSync(paths.s3proxyUrl, `${endpoint}\n`);
-  try {
-    await waitReady(server, `S3Proxy did not come up on ${endpoint}`, () => s3Answers(endpoint), {
-      timeoutMs: 60_000,
-      logs: [logFile],
-    });
-  } catch (error) {
-    rmSync(paths.s3proxyPid, { force: true });
-    throw error;
-  }
+  await waitReady(server, `S3Proxy did not come up on ${endpoint}`, () => s3Answers(endpoint), {
+    timeoutMs: 60_000,
+    logs: [logFile],
+  });
 }
 
 /** The bucket exists (created when missing), checked with signed requests, so a reused server is checked too. */
