@@ -36,7 +36,8 @@ async function repository(sidecars: Record<string, string>, drops = 0): Promise<
       });
       if (dropsLeft > 0) {
         dropsLeft -= 1;
-        response.write(part.subarray(0, part.length / 2), () => response.destroy());
+        // Time for the client to read the half it got before the connection goes.
+        response.write(part.subarray(0, part.length / 2), () => setTimeout(() => response.destroy(), 100));
         return;
       }
       response.end(part);
@@ -99,9 +100,12 @@ describe('downloads from Maven Central', () => {
     repo = await repository({ '.sha1': sha('sha1', BODY) }, 2);
     await downloadChecked(repo.url, join(dir, 'file.zip'), options);
     expect(readFileSync(join(dir, 'file.zip')).equals(BODY)).toBe(true);
-    const fileRequests = repo.requests.filter((line) => line.startsWith('GET /file.zip '));
-    expect(fileRequests).toHaveLength(2);
-    expect(fileRequests.every((line) => /bytes=\d+-$/.test(line))).toBe(true);
+    const fileRequests = repo.requests.filter((line) => /^GET \/file\.zip\b(?!\.)/.test(line));
+    expect(fileRequests).toEqual([
+      'GET /file.zip',
+      expect.stringMatching(/^GET \/file\.zip bytes=[1-9]\d*-$/),
+      expect.stringMatching(/^GET \/file\.zip bytes=[1-9]\d*-$/),
+    ]);
   });
 
   it('gives up after its attempts, saying so', async () => {
