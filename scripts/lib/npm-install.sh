@@ -49,7 +49,9 @@ install_locked() {
   local attempt node_bin
   node_bin="$(project_node_bin)" || return 1
   for attempt in 1 2 3; do
-    if PATH="$node_bin:$PATH" npm install --no-audit --no-fund --no-save \
+    # npm_config_nodedir: an npm that runs this (npm test) passes a `nodedir` of the user's npmrc on
+    # to this npm, which warns of it as an unknown setting; its headers would be the wrong Node's anyway.
+    if PATH="$node_bin:$PATH" env -u npm_config_nodedir npm install --no-audit --no-fund --no-save \
       --fetch-retries=5 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=30000; then
       return 0
     fi

@@ -59,6 +59,9 @@ async function repository(sidecars: Record<string, string>, drops = 0): Promise<
 }
 
 describe('downloads from Maven Central', () => {
+  // The tool's progress lines (`[services] …`) are for a person at a terminal, not for the test's output.
+  beforeEach(() => jest.spyOn(process.stderr, 'write').mockImplementation(() => true));
+  afterEach(() => jest.restoreAllMocks());
   let dir: string;
   let repo: Repository | undefined;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'services-download-'))));

@@ -47,6 +47,9 @@ const INSTALLS = {
 };
 
 describe('installing what starting the services needs', () => {
+  // The tool's progress lines (`[services] …`) are for a person at a terminal, not for the test's output.
+  beforeEach(() => jest.spyOn(process.stderr, 'write').mockImplementation(() => true));
+  afterEach(() => jest.restoreAllMocks());
   it('does nothing when everything is there (a MySQL server, Redis, a JDK of at least 21)', () => {
     const { fake, calls } = machine({
       commands: ['mysqld', 'redis-server'],

@@ -73,6 +73,9 @@ describe('what the services tool prints', () => {
 });
 
 describe('the services lock', () => {
+  // The tool's progress lines (`[services] …`) are for a person at a terminal, not for the test's output.
+  beforeEach(() => jest.spyOn(process.stderr, 'write').mockImplementation(() => true));
+  afterEach(() => jest.restoreAllMocks());
   it('lets one run at a time work in a services directory', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'services-lock-'));
     const events: string[] = [];

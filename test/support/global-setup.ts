@@ -12,6 +12,9 @@ export { ROOT };
  * `npm run services:up` does, then migrates.
  */
 export default async function globalSetup(): Promise<void> {
-  await up(servicesConfig(ROOT), [], (line) => console.log(line));
+  // Only what it had to start: `npm test` has just listed every service, reused ones included.
+  await up(servicesConfig(ROOT), [], (line) => {
+    if (line.split(/\s+/)[1] !== 'reused') console.log(line);
+  });
   await migrate(loadConfig());
 }
