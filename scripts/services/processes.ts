@@ -49,12 +49,13 @@ export function launch(options: LaunchOptions): ServerProcess {
   } finally {
     closeSync(output);
   }
-  if (child.pid === undefined) fail(`could not run ${command} (is it installed?)`);
-  const pid = child.pid;
+  // Listening first: a command that cannot run reports it as an 'error' event, after this returns.
   const whenExited = new Promise<void>((done) => {
     child.once('exit', () => done());
     child.once('error', () => done());
   });
+  if (child.pid === undefined) fail(`could not run ${command} (is it installed?)`);
+  const pid = child.pid;
   if (options.daemon) child.unref();
   if (options.pidFile) writePidFile(options.pidFile, pid);
   const exited = () => child.exitCode !== null || child.signalCode !== null || child.pid === undefined;
