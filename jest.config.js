@@ -15,7 +15,7 @@ const base = {
 
 module.exports = {
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,bench}/**/*.spec.ts'] },
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,bench,scripts}/**/*.spec.ts'] },
     {
       ...base,
       displayName: 'integration',

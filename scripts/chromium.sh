@@ -23,7 +23,12 @@ apt="apt-get update && apt-get install -y --no-install-recommends chromium"
 command -v apt-get >/dev/null ||
   fail "$missing, and this machine has no apt-get: install Chromium with its package manager and set CHROMIUM_PATH to its executable"
 
-echo "[chromium] installing Debian's chromium for the dashboard test" >&2
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+# apt-get's and dpkg's output goes to the log the services' installs use, shown only on failure.
+log="$(cd "$(dirname "$0")/.." && pwd)/.data/logs/apt.log"
+mkdir -p "$(dirname "$log")"
+echo "[chromium] installing Debian's chromium for the dashboard test (log: .data/logs/apt.log)" >&2
+if ! { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; } >>"$log" 2>&1; then
+  tail -n 20 "$log" >&2
+  fail "apt-get could not install chromium (full output: $log)"
+fi
 [ -x "$chromium" ] || fail "apt-get installed chromium, yet $chromium is still missing"

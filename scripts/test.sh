@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: unit, integration and end-to-end tests. Starts the local services
-# when they are not running (and reuses them when they are), builds, migrates, then runs jest.
+# when they are not running (and reuses them when they are), builds, migrates, then runs jest, and
+# ends by saying which services it leaves running and how to stop them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +9,8 @@ cd "$(dirname "$0")/.."
 bash scripts/chromium.sh
 source scripts/lib/node-env.sh
 bash scripts/services.sh up
+# From here on, however the run ends, it says what it leaves running.
+trap 'bash scripts/services.sh left-running' EXIT
 npm run build --silent
 mkdir -p .cache
 
@@ -17,6 +20,10 @@ bash scripts/jest.sh --selectProjects unit --json --outputFile=.cache/jest-unit.
 # Integration and end-to-end tests share the services, so they run one file at a time.
 bash scripts/jest.sh --selectProjects integration e2e --runInBand --json --outputFile=.cache/jest-services.json "$@" || status=$?
 
+trap - EXIT
+echo
+bash scripts/services.sh left-running
+# The summary stays the last line.
 node -e '
   const runs = [".cache/jest-unit.json", ".cache/jest-services.json"].map((f) => { try { return require("./" + f); } catch { return {}; } });
   const sum = (k) => runs.reduce((n, r) => n + (r[k] ?? 0), 0);

@@ -1,19 +1,14 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  chownSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { elasticsearchNodes } from '@app/shared/search/search.client';
-import { freePort, waitFor } from './processes';
+import { servicesConfig } from '../../scripts/services/config.ts';
+import { removeNode, serverLog, startNode, type EsNodeSpec } from '../../scripts/services/elasticsearch.ts';
+import { esOwner, type ElasticsearchInstall } from '../../scripts/services/elasticsearch-install.ts';
+import { logTail, type ServerProcess } from '../../scripts/services/processes.ts';
+import { install } from '../../scripts/services/services.ts';
+import { freePort } from './processes';
 
 export interface ElasticsearchNode {
   url: string;
@@ -42,175 +37,61 @@ export interface ElasticsearchCluster {
 
 const ROOT = resolve(__dirname, '../..');
 
+let installed: Promise<ElasticsearchInstall> | undefined;
+
 /**
- * The distribution `scripts/services.sh` unpacks and the Java it runs on (the script holds the
- * version and the Java rule), or `ES_HOME` and `ES_JAVA_HOME` when both are set.
+ * The distribution `services:up` unpacks and the Java it runs on (scripts/services holds the
+ * version and the Java rule), or `ES_HOME` and `ES_JAVA_HOME` when both are set. Looked up once:
+ * the nodes of a cluster are created side by side.
  */
-function installation(): { home: string; javaHome: string } {
+function installation(): Promise<ElasticsearchInstall> {
   if (process.env.ES_HOME && process.env.ES_JAVA_HOME) {
-    return { home: process.env.ES_HOME, javaHome: process.env.ES_JAVA_HOME };
+    return Promise.resolve({ home: process.env.ES_HOME, javaHome: process.env.ES_JAVA_HOME });
   }
-  const printed = execFileSync('bash', [resolve(ROOT, 'scripts/services.sh'), 'install'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 600_000,
-  });
-  const [home = '', javaHome = ''] = printed.toString().trim().split('\n');
-  return { home, javaHome };
-}
-
-/**
- * Elasticsearch refuses to run as root: root runs it as the unprivileged user scripts/services.sh
- * creates (`videos-es`), which must own the node's directories; anyone else runs it as themselves.
- */
-function runAs(): { command: string[]; owner?: { uid: number; gid: number } } {
-  if (process.getuid?.() !== 0) return { command: [] };
-  const user = process.env.ES_USER ?? 'videos-es';
-  const uid = Number(execFileSync('id', ['-u', user]).toString());
-  const gid = Number(execFileSync('id', ['-g', user]).toString());
-  return {
-    command: ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--init-groups', '--'],
-    owner: { uid, gid },
-  };
-}
-
-function chownTree(path: string, owner: { uid: number; gid: number }): void {
-  chownSync(path, owner.uid, owner.gid);
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) chownTree(child, owner);
-    else chownSync(child, owner.uid, owner.gid);
-  }
+  installed ??= install(servicesConfig(ROOT));
+  return installed;
 }
 
 /** What makes one node of a cluster (or a single node) its own. */
-interface NodeSpec {
-  clusterName: string;
-  nodeName: string;
-  heap: string;
-  httpPort: number;
+type NodeSpec = Pick<EsNodeSpec, 'clusterName' | 'nodeName' | 'heap' | 'httpPort' | 'clusterLines'> & {
   transportPort: number;
-  /** Discovery and role lines; `bootstrapped` says whether its data already belongs to a cluster. */
-  clusterLines(bootstrapped: boolean): string[];
-}
+};
 
-/** Creates a node's directories and returns it, not started. */
-function createNode(spec: NodeSpec): ElasticsearchNode {
-  const { home, javaHome } = installation();
-  const { command, owner } = runAs();
+/**
+ * A node of the test's own, not started: in a new directory, started and stopped as `services:up`
+ * starts its nodes (scripts/services/elasticsearch.ts), run by the same unprivileged user under root.
+ */
+async function createNode({ transportPort, ...fields }: NodeSpec): Promise<ElasticsearchNode> {
+  const config = servicesConfig(ROOT);
   const dir = mkdtempSync(join(tmpdir(), 'videos-es-'));
-  const { httpPort } = spec;
-  const config = join(dir, 'config');
-  cpSync(join(home, 'config'), config, { recursive: true });
-  for (const sub of ['data', 'logs', 'tmp']) mkdirSync(join(dir, sub));
-  if (owner) chownTree(dir, owner);
-  // Written at every start: a cluster is bootstrapped only from nodes whose data is new.
-  const writeConfig = () => {
-    const file = join(config, 'elasticsearch.yml');
-    writeFileSync(
-      file,
-      [
-        `cluster.name: ${spec.clusterName}`,
-        `node.name: ${spec.nodeName}`,
-        `path.data: ${join(dir, 'data')}`,
-        `path.logs: ${join(dir, 'logs')}`,
-        'network.host: 127.0.0.1',
-        `http.port: ${httpPort}`,
-        `transport.port: ${spec.transportPort}`,
-        ...spec.clusterLines(existsSync(join(dir, 'data', '_state'))),
-        'xpack.security.enabled: false',
-        'cluster.routing.allocation.disk.threshold_enabled: false',
-        'action.destructive_requires_name: false',
-        '',
-      ].join('\n'),
-    );
-    if (owner) chownSync(file, owner.uid, owner.gid);
+  const spec: EsNodeSpec = {
+    ...fields,
+    clusterLines: (bootstrapped) => [
+      `transport.port: ${transportPort}`,
+      ...fields.clusterLines(bootstrapped),
+    ],
+    install: await installation(),
+    owner: esOwner(config),
+    dir,
+    logsDir: join(dir, 'logs'),
+    launcherLog: join(dir, 'launcher.log'),
+    host: '127.0.0.1',
   };
-  const url = `http://127.0.0.1:${httpPort}`;
-  let child: ChildProcess | undefined;
-  let output = '';
-
-  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
-
-  /** Signals the process group (the launcher JVM and the server JVM it starts) and waits until the port is free. */
-  const end = async (signal: NodeJS.Signals, killAfterMs: number) => {
-    if (!child || !running()) return;
-    const stopping = child;
-    const exited = new Promise((done) => stopping.once('exit', done));
-    const group = -stopping.pid!;
-    process.kill(group, signal);
-    const timer = setTimeout(() => {
-      try {
-        process.kill(group, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }, killAfterMs);
-    await exited;
-    clearTimeout(timer);
-    // The launcher may exit a moment before the server JVM: wait until the port is free.
-    await waitFor(
-      `Elasticsearch on ${httpPort} to stop`,
-      async () => {
-        try {
-          await fetch(url, { signal: AbortSignal.timeout(1_000) });
-          return undefined;
-        } catch {
-          return true;
-        }
-      },
-      { timeoutMs: 30_000 },
-    );
-  };
-
+  const url = `http://127.0.0.1:${spec.httpPort}`;
+  let server: ServerProcess | undefined;
   const node: ElasticsearchNode = {
     url,
     name: spec.nodeName,
-    output: () => output.slice(-4_000),
+    output: () => [logTail(spec.launcherLog), logTail(serverLog(spec))].join('\n').slice(-4_000),
     async start() {
-      if (running()) return;
-      writeConfig();
-      const env: NodeJS.ProcessEnv = {
-        PATH: process.env.PATH,
-        ES_JAVA_HOME: javaHome,
-        ES_PATH_CONF: config,
-        ES_TMPDIR: join(dir, 'tmp'),
-        ES_JAVA_OPTS: `-Xms${spec.heap} -Xmx${spec.heap}`,
-      };
-      // Its own process group: the launcher JVM starts the server JVM, and stop() must reach both.
-      const [program, ...args] = [...command, join(home, 'bin/elasticsearch')];
-      child = spawn(program, args, {
-        env,
-        cwd: dir,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
-      child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000)));
-      const started = child;
-      try {
-        await waitFor(
-          `Elasticsearch on ${httpPort}`,
-          async () => {
-            if (started.exitCode !== null) throw new Error(`exited with ${started.exitCode}`);
-            // master_timeout: a node still looking for its cluster's master answers at once.
-            const response = await fetch(
-              `${url}/_cluster/health?wait_for_status=yellow&timeout=1s&master_timeout=1s`,
-              { signal: AbortSignal.timeout(5_000) },
-            );
-            return response.status === 200 ? true : undefined;
-          },
-          { timeoutMs: 180_000, intervalMs: 500 },
-        );
-      } catch (error) {
-        await node.stop();
-        throw new Error(`${String(error)}\n${node.output()}`, { cause: error });
-      }
+      if (server && !server.exited()) return;
+      server = await startNode(spec, { timeoutS: 180 });
     },
-    stop: () => end('SIGTERM', 30_000),
-    kill: () => end('SIGKILL', 0),
+    stop: async () => server?.stop('SIGTERM', 30_000),
+    kill: async () => server?.stop('SIGKILL', 0),
     async destroy() {
       await node.stop();
-      rmSync(dir, { recursive: true, force: true });
+      removeNode(spec);
     },
   };
   return node;
@@ -221,7 +102,7 @@ function createNode(spec: NodeSpec): ElasticsearchNode {
  * loopback ports with its own data, so stopping it touches nothing else. Startup takes 20–60 s.
  */
 export async function startElasticsearchNode({ heap = '256m' } = {}): Promise<ElasticsearchNode> {
-  const node = createNode({
+  const node = await createNode({
     clusterName: 'videos-test-node',
     nodeName: 'videos-test-node-1',
     heap,
@@ -250,22 +131,24 @@ export async function startElasticsearchCluster(
   const ports = [];
   for (let i = 0; i < size; i += 1) ports.push({ http: await freePort(), transport: await freePort() });
   const seed = `discovery.seed_hosts: ["127.0.0.1:${ports[0]!.transport}"]`;
-  const nodes = ports.map((port, i) =>
-    createNode({
-      clusterName,
-      nodeName: `${clusterName}-${i + 1}`,
-      heap,
-      httpPort: port.http,
-      transportPort: port.transport,
-      clusterLines:
-        i === 0
-          ? // Bootstrapping names the first master once; a node already in the cluster must not bootstrap again.
-            (bootstrapped) => [
-              seed,
-              ...(bootstrapped ? [] : [`cluster.initial_master_nodes: ["${clusterName}-1"]`]),
-            ]
-          : () => [seed, 'node.roles: [data]'],
-    }),
+  const nodes = await Promise.all(
+    ports.map((port, i) =>
+      createNode({
+        clusterName,
+        nodeName: `${clusterName}-${i + 1}`,
+        heap,
+        httpPort: port.http,
+        transportPort: port.transport,
+        clusterLines:
+          i === 0
+            ? // Bootstrapping names the first master once; a node already in the cluster must not bootstrap again.
+              (bootstrapped) => [
+                seed,
+                ...(bootstrapped ? [] : [`cluster.initial_master_nodes: ["${clusterName}-1"]`]),
+              ]
+            : () => [seed, 'node.roles: [data]'],
+      }),
+    ),
   );
   const cluster: ElasticsearchCluster = {
     nodes,

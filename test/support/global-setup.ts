@@ -1,14 +1,21 @@
-import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import './test-env';
 // Jest loads global setup outside its module map (moduleNameMapper): relative paths, not aliases.
 import { loadConfig } from '../../libs/shared/src/config/load-config';
 import { migrate } from '../../libs/shared/src/data-source';
+import { servicesConfig } from '../../scripts/services/config.ts';
+import { up } from '../../scripts/services/services.ts';
+import { ROOT } from './processes';
 
-export const ROOT = resolve(__dirname, '../..');
+export { ROOT };
 
-/** Starts the local services when they are not running (reusing them when they are), then migrates. */
+/**
+ * Starts the local services when they are not running (reusing them when they are), as
+ * `npm run services:up` does, then migrates.
+ */
 export default async function globalSetup(): Promise<void> {
-  execFileSync('bash', [resolve(ROOT, 'scripts/services.sh'), 'up'], { stdio: 'inherit' });
+  // Only what it had to start: `npm test` has just listed every service, reused ones included.
+  await up(servicesConfig(ROOT), [], (line) => {
+    if (line.split(/\s+/)[1] !== 'reused') console.log(line);
+  });
   await migrate(loadConfig());
 }

@@ -1,10 +1,9 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { createConnection } from 'mysql2/promise';
-import { freePort, waitFor } from './processes';
+import { initOwnMariadb, startOwnMariadb } from '../../scripts/services/mysql.ts';
+import type { ServerProcess } from '../../scripts/services/processes.ts';
+import { freePort } from './processes';
 
 export interface OwnMysql {
   /** `mysql://root@127.0.0.1:<port>/<database>` */
@@ -17,72 +16,25 @@ export interface OwnMysql {
   destroy(): Promise<void>;
 }
 
-/** Debian installs `mariadbd` in /usr/sbin, which a shell's PATH may leave out (a non-root one's does). */
-const SERVER_ENV = { ...process.env, PATH: [process.env.PATH, '/usr/sbin', '/usr/local/sbin'].join(':') };
-
 /**
- * A MariaDB server of the test's own (the Debian `mariadbd`), on a free loopback port with a fresh
- * data directory, so restarting it touches nothing else. Root logs in without a password, like the
- * shared server's; the database itself is created by the migrations.
+ * A MariaDB server of the test's own (the Debian `mariadbd`, started by scripts/services/mysql.ts),
+ * on a free loopback port with a fresh data directory, so restarting it touches nothing else. Root
+ * logs in without a password, like the shared server's; the database itself is created by the
+ * migrations.
  */
 export async function startOwnMysql(database = 'videos_test'): Promise<OwnMysql> {
   const dir = mkdtempSync(join(tmpdir(), 'videos-mysql-'));
-  const datadir = join(dir, 'data');
-  await promisify(execFile)(
-    'mariadb-install-db',
-    [
-      '--no-defaults',
-      `--datadir=${datadir}`,
-      '--auth-root-authentication-method=normal',
-      '--skip-test-db',
-      '--user=root',
-    ],
-    { env: SERVER_ENV },
-  );
+  await initOwnMariadb(dir);
   const port = await freePort();
-  let child: ChildProcess | undefined;
-  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+  let server: ServerProcess | undefined;
   const own: OwnMysql = {
     url: `mysql://root@127.0.0.1:${port}/${database}`,
     async start() {
-      if (running()) return;
-      const started = spawn(
-        'mariadbd',
-        [
-          '--no-defaults',
-          `--datadir=${datadir}`,
-          `--port=${port}`,
-          `--socket=${join(dir, 'mysqld.sock')}`,
-          `--pid-file=${join(dir, 'mysqld.pid')}`,
-          `--log-error=${join(dir, 'error.log')}`,
-          '--bind-address=127.0.0.1',
-          '--user=root',
-          '--skip-log-bin',
-          '--skip-name-resolve',
-          '--innodb-buffer-pool-size=64M',
-        ],
-        { stdio: 'ignore', env: SERVER_ENV },
-      );
-      child = started;
-      await waitFor(
-        `MariaDB on ${port}`,
-        async () => {
-          if (started.exitCode !== null) throw new Error(`mariadbd exited with ${started.exitCode}`);
-          const connection = await createConnection({ host: '127.0.0.1', port, user: 'root' });
-          await connection.end();
-          return true;
-        },
-        { timeoutMs: 60_000 },
-      );
+      if (server && !server.exited()) return;
+      server = await startOwnMariadb({ dir, port });
     },
     async stop(signal = 'SIGTERM') {
-      if (!child || !running()) return;
-      const stopping = child;
-      const exited = new Promise((done) => stopping.once('exit', done));
-      stopping.kill(signal);
-      const timer = setTimeout(() => stopping.kill('SIGKILL'), 60_000);
-      await exited;
-      clearTimeout(timer);
+      await server?.stop(signal, 60_000);
     },
     async destroy() {
       await own.stop('SIGKILL');

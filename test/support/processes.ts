@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { freePort, waitFor } from '../../scripts/services/wait.ts';
+
+// Waiting and free ports are the services module's: tests, benches and `services:up` wait alike.
+export { freePort, sleep, waitFor } from '../../scripts/services/wait.ts';
 
 /** The repository root, whether this file runs from source (jest) or compiled into dist/ (benchmarks). */
 function repositoryRoot(): string {
@@ -75,10 +78,6 @@ export async function runProcess(
   return { code, output: running.output() };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
-}
-
 const PORT_VARIABLE = { api: 'PORT', worker: 'WORKER_PORT' } as const;
 
 export interface StartedService {
@@ -116,27 +115,6 @@ export async function startService(
   return { url, metrics: `http://127.0.0.1:${metricsPort}`, process: running };
 }
 
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  { timeoutMs = 30_000, intervalMs = 200 } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await sleep(intervalMs);
-  }
-  throw new Error(
-    `Timed out waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
-  );
-}
-
 /** Waits until `GET url` answers with the given status. */
 export function waitForStatus(url: string, status: number, timeoutMs = 30_000): Promise<true> {
   return waitFor(
@@ -145,16 +123,4 @@ export function waitForStatus(url: string, status: number, timeoutMs = 30_000): 
       (await fetch(url, { signal: AbortSignal.timeout(5_000) })).status === status ? true : undefined,
     { timeoutMs },
   );
-}
-
-/** A port nothing listens on, chosen by the kernel, so tests never collide with a running demo. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => done(port));
-    });
-  });
 }

@@ -1,45 +1,43 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort, waitFor } from './processes';
+import { startRedisServer } from '../../scripts/services/redis.ts';
+import type { ServerProcess } from '../../scripts/services/processes.ts';
+import { freePort } from './processes';
 
 export interface OwnRedis {
   url: string;
+  /** SIGKILL, as a crash would: nothing is persisted, so it starts again empty. */
   stop(): Promise<void>;
   start(): Promise<void>;
   flushAll(): Promise<void>;
 }
 
-/** A Redis server of the test's own, so stopping or flushing it touches nothing else. */
+/**
+ * A Redis server of the test's own, started as `services:up` starts one (scripts/services/redis.ts)
+ * on a free loopback port, so stopping or flushing it touches nothing else.
+ */
 export async function startOwnRedis(): Promise<OwnRedis> {
   const port = await freePort();
-  let child: ChildProcess | undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'videos-redis-'));
   const url = `redis://127.0.0.1:${port}`;
-  const ping = async () => {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    try {
-      await client.connect();
-      return (await client.ping()) === 'PONG' ? true : undefined;
-    } finally {
-      client.disconnect();
-    }
-  };
+  let server: ServerProcess | undefined;
   const own: OwnRedis = {
     url,
     async start() {
-      child = spawn(
-        'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-        {
-          stdio: 'ignore',
-        },
-      );
-      await waitFor(`redis on ${port}`, ping, { timeoutMs: 10_000 });
+      if (server && !server.exited()) return;
+      server = await startRedisServer({
+        host: '127.0.0.1',
+        port,
+        user: '',
+        password: '',
+        dir,
+        logFile: join(dir, 'redis.log'),
+      });
     },
     async stop() {
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((done) => child!.once('exit', done));
-      child.kill('SIGKILL');
-      await exited;
+      await server?.stop('SIGKILL', 0);
     },
     async flushAll() {
       const client = new Redis(url);
@@ -51,5 +49,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     },
   };
   await own.start();
+  // The directory holds only its log: nothing is saved.
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return own;
 }
