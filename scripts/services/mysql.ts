@@ -150,9 +150,17 @@ async function ensureDatabase(address: MysqlAddress): Promise<void> {
       await connection.end();
     }
   } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
     log(
-      `warning: MySQL answers at ${address.host}:${address.port} but as '${address.user}' this failed: ${sql} -> ${error instanceof Error ? error.message : String(error)}`,
+      `warning: MySQL answers at ${address.host}:${address.port} but as '${address.user}' this failed: ${sql} -> ${message}`,
     );
+    // Debian's fresh MariaDB lets root in through the local socket only; the default DATABASE_URL
+    // logs in over TCP without a password, as a development machine's server usually allows.
+    if (/access denied/i.test(message) && address.user === 'root') {
+      log(
+        `  to let root in over TCP without a password (a development machine only): sudo mariadb -e "ALTER USER root@localhost IDENTIFIED VIA unix_socket OR mysql_native_password USING PASSWORD('')"; or set DATABASE_URL to a user that can log in`,
+      );
+    }
   }
 }
 
