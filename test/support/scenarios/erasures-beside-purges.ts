@@ -13,7 +13,7 @@ export interface ErasuresBesidePurgesOptions {
   videosPerErasure: number;
   /** Soft-deleted videos whose purge falls due while the erasures' deletions wait. */
   purges: number;
-  /** The first purge falls due this long after the erasures are asked for… */
+  /** The first purge falls due this long after the erasures' first deletion… */
   firstPurgeAfterMs: number;
   /** …and the last this long after the first. */
   purgeSpreadMs: number;
@@ -38,6 +38,9 @@ export async function erasuresBesidePurges(options: ErasuresBesidePurgesOptions)
   const env = { REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '5000', SCHEDULE_CHECK_INTERVAL_MS: '5000' };
   // On the system's Redis: the purges' jobs are queued there.
   const context = await openTestContext(env);
+  // Emptied before the system starts: a worker replays the deletion ledger at its start, and a
+  // replay racing the reset brought an earlier run's audit records back.
+  await context.reset();
   const system = await startSystem(env);
   const queues = context.get(JobQueues);
   const admin = token('erasure-admin', ['admin']);
@@ -45,7 +48,6 @@ export async function erasuresBesidePurges(options: ErasuresBesidePurgesOptions)
   // Only these authors' records count: a test before may still finish a purge of its own after the reset.
   const authors = [PURGE_OWNER, ...Array.from({ length: options.erasures }, (_, n) => erasedAuthor(n))];
   try {
-    await context.reset();
     const seeded = performance.now();
     const erased: string[] = [];
     for (let n = 0; n < options.erasures; n += 1) {
@@ -59,7 +61,31 @@ export async function erasuresBesidePurges(options: ErasuresBesidePurgesOptions)
     const purged = await seedMany(context, options.purges, { authorId: PURGE_OWNER, objectsPerVideo: 1 });
     const seedSeconds = (performance.now() - seeded) / 1000;
 
-    // The purges: soft-deleted now, each due at its own time, with the delayed job a soft delete adds.
+    for (let n = 0; n < options.erasures; n += 1) {
+      const asked = await call<{ videos: number }>(
+        'DELETE',
+        `${system.api}/api/authors/${erasedAuthor(n)}/videos?permanent=true`,
+        admin,
+      );
+      if (asked.status !== 202 || asked.body.videos !== options.videosPerErasure) {
+        violations.push(`erasure ${n} not accepted as asked: ${asked.status} ${JSON.stringify(asked.body)}`);
+      }
+    }
+
+    // The purges fall due once the erasures' deletions are under way, never before: counted from a
+    // fixed start, a fast machine finished the erasures before the last purge was due.
+    await waitFor(
+      "the erasures' deletions under way",
+      async () => {
+        const [row] = await context.dataSource.query<{ n: string }[]>(
+          'SELECT COUNT(*) AS n FROM deletion_audit WHERE author_id IN (?)',
+          [authors.slice(1)],
+        );
+        return Number(row!.n) > 0 ? true : undefined;
+      },
+      { timeoutMs: options.timeoutMs, intervalMs: 50 },
+    );
+    // The purges: soft-deleted now, each due at its own time from now, with the delayed job a soft delete adds.
     const first = Date.now() + options.firstPurgeAfterMs;
     const step = options.purges > 1 ? options.purgeSpreadMs / (options.purges - 1) : 0;
     const purgeAt = new Map(purged.map((id, n) => [id, new Date(first + Math.round(n * step))]));
@@ -73,17 +99,6 @@ export async function erasuresBesidePurges(options: ErasuresBesidePurgesOptions)
       }
     });
     for (const [id, at] of purgeAt) await queues.ensureDeletionJob(id, at.getTime() - Date.now());
-
-    for (let n = 0; n < options.erasures; n += 1) {
-      const asked = await call<{ videos: number }>(
-        'DELETE',
-        `${system.api}/api/authors/${erasedAuthor(n)}/videos?permanent=true`,
-        admin,
-      );
-      if (asked.status !== 202 || asked.body.videos !== options.videosPerErasure) {
-        violations.push(`erasure ${n} not accepted as asked: ${asked.status} ${JSON.stringify(asked.body)}`);
-      }
-    }
 
     const everything = options.erasures * options.videosPerErasure + options.purges;
     await waitFor(
