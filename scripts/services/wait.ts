@@ -1,4 +1,4 @@
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
@@ -43,15 +43,28 @@ export function tcpOpen(host: string, port: number, timeoutMs = 2_000): Promise<
   });
 }
 
-/** A port nothing listens on, chosen by the kernel, so a server of a test's own collides with nothing. */
-export function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
+/** A port nothing listens on, chosen at random below the ephemeral range, so a server of a test's own collides with nothing. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = FREE_PORTS.from + Math.floor(Math.random() * (FREE_PORTS.to - FREE_PORTS.from));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${FREE_PORTS.from} and ${FREE_PORTS.to}`);
+}
+
+/**
+ * Below Linux's ephemeral range (32768–60999), from which the kernel picks the local port of every
+ * outgoing connection: a port found free there (as `listen(0)` finds one) could be taken by some
+ * connection before the server meant for it binds it, and that server then fails with EADDRINUSE.
+ */
+const FREE_PORTS = { from: 20_000, to: 32_000 };
+
+/** Whether a server could listen on `port` on every interface (as the API and the worker do). */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((done) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => done(port));
-    });
+    server.once('error', () => done(false));
+    server.listen(port, () => server.close(() => done(true)));
   });
 }
 

@@ -29,6 +29,8 @@ describe('PointInTimeLeases', () => {
   beforeAll(async () => {
     redis = await startOwnRedis();
     client = createRedisClient(redis.url);
+    // The client queues nothing while it connects (it fails fast, as the API's must): wait for it.
+    if (client.status !== 'ready') await new Promise((ready) => client.once('ready', ready));
   }, 30_000);
 
   afterAll(async () => {
