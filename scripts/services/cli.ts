@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     default:
-      for (const line of await leftRunning(config)) print(line);
+      for (const line of leftRunning(config)) print(line);
       return 0;
   }
 }

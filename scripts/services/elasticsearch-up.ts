@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { layout, type ServicesConfig } from './config.ts';
 import {
@@ -13,7 +13,7 @@ import {
   type EsNodeSpec,
 } from './elasticsearch.ts';
 import { ensureElasticsearchInstalled, esOwner } from './elasticsearch-install.ts';
-import { livePid, stopPidFile, waitReady, writePidFile } from './processes.ts';
+import { checkSameUrl, livePid, stopPidFile, waitReady, writePidFile } from './processes.ts';
 import { fail, log, upLine } from './report.ts';
 import { hostPort } from './urls.ts';
 
@@ -30,16 +30,6 @@ function nodePaths(config: ServicesConfig, second: boolean) {
     logsDir: join(logs, name),
     launcherLog: join(logs, `${name}-launcher.log`),
   };
-}
-
-/** One services directory holds one node of each: a request for another address must not pass for "still booting". */
-function checkSameUrl(file: string, url: string, name: string): void {
-  const recorded = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
-  if (recorded && recorded !== url) {
-    fail(
-      `${name} from this SERVICES_DIR is already running for ${recorded}, not ${url}; run 'down' first or use another SERVICES_DIR`,
-    );
-  }
 }
 
 async function spec(

@@ -1,18 +1,10 @@
 import { execFile, execFileSync } from 'node:child_process';
-import {
-  accessSync,
-  chownSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createConnection, type ConnectionOptions } from 'mysql2/promise';
 import { layout, type ServicesConfig } from './config.ts';
+import { findCommand } from './prerequisites.ts';
 import { launch, stopPidFile, waitReady, type ServerProcess } from './processes.ts';
 import { fail, log, upLine } from './report.ts';
 import { isLocalHost, parseUrl, redact } from './urls.ts';
@@ -59,20 +51,9 @@ export async function mysqlAnswers(address: MysqlAddress): Promise<boolean> {
   }
 }
 
-/** Debian installs the server in /usr/sbin, which a non-root PATH leaves out. */
-export function mysqlServerBinary(): string | undefined {
-  const dirs = ['/usr/sbin', '/usr/local/sbin', ...(process.env.PATH ?? '').split(':').filter(Boolean)];
-  for (const name of ['mariadbd', 'mysqld']) {
-    for (const dir of dirs) {
-      try {
-        accessSync(join(dir, name), constants.X_OK);
-        return join(dir, name);
-      } catch {
-        // Not there.
-      }
-    }
-  }
-  return undefined;
+/** Debian installs the server in /usr/sbin, which a non-root PATH leaves out (findCommand looks there too). */
+function mysqlServerBinary(): string | undefined {
+  return findCommand('mariadbd') ?? findCommand('mysqld');
 }
 
 /** Pids of MariaDB/MySQL servers running on this machine, whoever started them. */

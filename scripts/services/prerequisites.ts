@@ -105,6 +105,14 @@ function executable(path: string): boolean {
   }
 }
 
+/** The path of an executable of that name on PATH or in the sbin directories a non-root PATH leaves out. */
+export function findCommand(command: string): string | undefined {
+  return SEARCH_PATH()
+    .filter((dir) => dir !== '')
+    .map((dir) => join(dir, command))
+    .find(executable);
+}
+
 /** This machine, with apt-get's output kept in `logDir/apt.log` (its end is shown when it fails). */
 export function thisMachine(javaHomeOverride: string | undefined, logDir: string): Machine {
   const aptLog = join(logDir, 'apt.log');
@@ -129,10 +137,8 @@ export function thisMachine(javaHomeOverride: string | undefined, logDir: string
   }
   return {
     isRoot: process.getuid?.() === 0,
-    hasApt:
-      /^ID(_LIKE)?=.*\b(debian|ubuntu)\b/m.test(osRelease) &&
-      SEARCH_PATH().some((dir) => executable(join(dir, 'apt-get'))),
-    has: (command) => SEARCH_PATH().some((dir) => dir !== '' && executable(join(dir, command))),
+    hasApt: /^ID(_LIKE)?=.*\b(debian|ubuntu)\b/m.test(osRelease) && findCommand('apt-get') !== undefined,
+    has: (command) => findCommand(command) !== undefined,
     javaHome: () => findJavaHome(javaHomeOverride),
     aptUpdate: () => apt(['update', '-q']),
     aptHas: (pkg) => {

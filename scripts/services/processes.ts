@@ -136,6 +136,19 @@ export function writePidFile(file: string, content: number | string): void {
   writeFileSync(file, `${content}\n`);
 }
 
+/**
+ * One services directory holds one of each server: while the one it runs was started for another
+ * address (its URL file says which), a request for this one must not pass for "still booting".
+ */
+export function checkSameUrl(file: string, url: string, name: string): void {
+  const recorded = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (recorded && recorded !== url) {
+    fail(
+      `${name} from this SERVICES_DIR is already running for ${recorded}, not ${url}; run 'down' first or use another SERVICES_DIR`,
+    );
+  }
+}
+
 /** Stops what a pid file records; the line says what happened. */
 export async function stopPidFile(
   name: string,

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { layout, PINNED, type ServicesConfig } from './config.ts';
 import { downloadChecked, mavenUrl } from './downloads.ts';
 import { requireJava } from './elasticsearch-install.ts';
-import { launch, livePid, stopPidFile, waitReady, writePidFile } from './processes.ts';
+import { checkSameUrl, launch, livePid, stopPidFile, waitReady, writePidFile } from './processes.ts';
 import { fail, log, upLine } from './report.ts';
 import { base, isLocalHost, parseUrl } from './urls.ts';
 import { httpGet } from './wait.ts';
@@ -122,12 +122,7 @@ export async function s3proxyUp(config: ServicesConfig): Promise<string> {
     if (!answer.s3)
       fail(`port ${parseUrl(endpoint).host}:${parseUrl(endpoint).port} answers HTTP but is not an S3 server`);
   } else if (livePid(paths.s3proxyPid, S3PROXY_PATTERN) !== undefined) {
-    const recorded = existsSync(paths.s3proxyUrl) ? readFileSync(paths.s3proxyUrl, 'utf8').trim() : '';
-    if (recorded && recorded !== endpoint) {
-      fail(
-        `s3proxy from this SERVICES_DIR is already running for ${recorded}, not ${endpoint}; run 'down' first or use another SERVICES_DIR`,
-      );
-    }
+    checkSameUrl(paths.s3proxyUrl, endpoint, 's3proxy');
     await waitReady(
       undefined,
       `S3Proxy is running but not answering on ${endpoint}`,

@@ -109,26 +109,30 @@ interface ServiceState {
   ownPid: number | undefined;
 }
 
-export async function states(config: ServicesConfig): Promise<ServiceState[]> {
+type ListedService = Omit<ServiceState, 'up'> & { answers: () => Promise<boolean> };
+
+/** The services `status` lists, each with the probe that says whether it is up (not yet asked). */
+function listed(config: ServicesConfig): ListedService[] {
   const paths = layout(config);
   const { first, second } = esEndpoints(config.elasticsearchUrl);
-  const list: ServiceState[] = [
+  const s3 = base(config.s3Endpoint);
+  const list: ListedService[] = [
     {
       name: 'mysql',
       url: redact(config.databaseUrl),
-      up: await mysqlAnswers(mysqlAddress(config.databaseUrl)),
+      answers: () => mysqlAnswers(mysqlAddress(config.databaseUrl)),
       ownPid: livePid(paths.mysqlPid, MYSQL_PATTERN),
     },
     {
       name: 'redis',
       url: redact(config.redisUrl),
-      up: await redisAnswers(redisAddress(config.redisUrl)),
+      answers: () => redisAnswers(redisAddress(config.redisUrl)),
       ownPid: livePid(paths.redisPid, REDIS_PATTERN),
     },
     {
       name: 'elasticsearch',
       url: first.base,
-      up: (await esClusterName(first.base)) !== undefined,
+      answers: async () => (await esClusterName(first.base)) !== undefined,
       ownPid: ownNodePid(config, false),
     },
   ];
@@ -136,17 +140,23 @@ export async function states(config: ServicesConfig): Promise<ServiceState[]> {
     list.push({
       name: 'elasticsearch-2',
       url: second.base,
-      up: (await esReady(first.base)) && (await elasticsearch2Joined(config)),
+      answers: async () => (await esReady(first.base)) && (await elasticsearch2Joined(config)),
       ownPid: ownNodePid(config, true),
     });
   }
-  const s3 = base(config.s3Endpoint);
   list.push({
     name: 's3proxy',
     url: s3,
-    up: await s3Answers(s3),
+    answers: () => s3Answers(s3),
     ownPid: livePid(paths.s3proxyPid, S3PROXY_PATTERN),
   });
+  return list;
+}
+
+/** Every service `status` lists and whether it is up, asked one after another. */
+export async function states(config: ServicesConfig): Promise<ServiceState[]> {
+  const list: ServiceState[] = [];
+  for (const { answers, ...service } of listed(config)) list.push({ ...service, up: await answers() });
   return list;
 }
 
@@ -166,9 +176,12 @@ export async function status(config: ServicesConfig, print: (line: string) => vo
   return list.every((state) => state.up) ? 0 : 3;
 }
 
-/** What this services directory started and still runs, and how to stop it: said when a run ends. */
-export async function leftRunning(config: ServicesConfig): Promise<string[]> {
-  const own = (await states(config)).filter((state) => state.ownPid !== undefined);
+/**
+ * What this services directory started and still runs, and how to stop it: said when a run ends.
+ * Its pid files say it all, so no service is asked whether it answers.
+ */
+export function leftRunning(config: ServicesConfig): string[] {
+  const own = listed(config).filter((service) => service.ownPid !== undefined);
   if (own.length === 0) return [];
   return [
     'These services keep running for the next run:',

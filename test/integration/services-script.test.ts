@@ -5,10 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '../support/processes';
+import { freePort, ROOT } from '../support/processes';
 
 const run = promisify(execFile);
-const ROOT = resolve(__dirname, '../..');
 /** The entry point of scripts/services, as `npm run services:*` calls it. */
 const SCRIPT = resolve(ROOT, 'scripts/services.sh');
 

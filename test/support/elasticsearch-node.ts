@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { elasticsearchNodes } from '@app/shared/search/search.client';
 import { servicesConfig } from '../../scripts/services/config.ts';
 import { removeNode, serverLog, startNode, type EsNodeSpec } from '../../scripts/services/elasticsearch.ts';
 import { esOwner, type ElasticsearchInstall } from '../../scripts/services/elasticsearch-install.ts';
 import { logTail, type ServerProcess } from '../../scripts/services/processes.ts';
 import { install } from '../../scripts/services/services.ts';
-import { freePort } from './processes';
+import { freePort, ROOT } from './processes';
 
 export interface ElasticsearchNode {
   url: string;
@@ -34,8 +34,6 @@ export interface ElasticsearchCluster {
   /** Stops every node and removes its data. */
   destroy(): Promise<void>;
 }
-
-const ROOT = resolve(__dirname, '../..');
 
 let installed: Promise<ElasticsearchInstall> | undefined;
 

@@ -6,8 +6,6 @@ import { servicesConfig } from '../../scripts/services/config.ts';
 import { up } from '../../scripts/services/services.ts';
 import { ROOT } from './processes';
 
-export { ROOT };
-
 /**
  * Starts the local services when they are not running (reusing them when they are), as
  * `npm run services:up` does, then migrates.
