@@ -99,11 +99,7 @@ describe('readiness refuses an index of an older definition', () => {
       Promise.resolve(jsonLogLines(worker, 'older than this build').length > 0 ? true : undefined),
     );
 
-    const result = await new ReindexService(
-      context.videos,
-      context.indexAdmin,
-      context.indexWriter,
-    ).rebuild();
+    const result = await context.get(ReindexService).rebuild();
     expect(await context.indexAdmin.aliasTargets()).toEqual([result.index]);
     for (const url of urls) await waitForStatus(url, 200, 30_000);
   }, 150_000);

@@ -1,12 +1,6 @@
-import {
-  ENTRY,
-  freePort,
-  startProcess,
-  waitFor,
-  waitForStatus,
-  type RunningProcess,
-} from '../support/processes';
+import { waitFor, waitForStatus } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { startSystem, type System } from '../support/system';
 
 interface Readiness {
   status: string;
@@ -24,22 +18,18 @@ async function readiness(url: string): Promise<{ code: number; body: Readiness }
  */
 describe('readiness follows the dependencies', () => {
   let redis: OwnRedis;
-  const processes: RunningProcess[] = [];
+  let system: System | undefined;
   const urls: string[] = [];
 
   beforeAll(async () => {
     redis = await startOwnRedis();
-    const apiPort = await freePort();
-    const workerPort = await freePort();
-    const env = { REDIS_URL: redis.url };
-    processes.push(startProcess(ENTRY.api, { ...env, PORT: String(apiPort) }));
-    processes.push(startProcess(ENTRY.worker, { ...env, WORKER_PORT: String(workerPort) }));
-    urls.push(`http://127.0.0.1:${apiPort}/health/ready`, `http://127.0.0.1:${workerPort}/health/ready`);
-    for (const url of urls) await waitForStatus(url, 200, 60_000);
-  }, 90_000);
+    // Each on free ports (the API's metrics too), each waited for until ready.
+    system = await startSystem({ REDIS_URL: redis.url });
+    urls.push(`${system.api}/health/ready`, `${system.workerHealth}/health/ready`);
+  }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(processes.map((p) => p.stop()));
+    await system?.stop();
     await redis.stop();
   }, 60_000);
 

@@ -23,6 +23,15 @@ describe('the search index has its owners, and its field names one home', () => 
       'libs/shared/src/search/index-inventory.service.ts',
       'libs/shared/src/search/index-writer.service.ts',
     ]);
+    // Nor reached another way: a factory's `inject`, `app.get`, or a client of one's own.
+    expect(holding(/\bSEARCH_CLIENT\b|\bcreateSearchClient\(/).sort()).toEqual([
+      'apps/api/src/search/engine/index-reads.ts',
+      'libs/shared/src/infrastructure.module.ts',
+      'libs/shared/src/search/index-admin.service.ts',
+      'libs/shared/src/search/index-inventory.service.ts',
+      'libs/shared/src/search/index-writer.service.ts',
+      'libs/shared/src/search/search.client.ts',
+    ]);
   });
 
   it('writes the derived fields’ paths only in the index definition (VIDEO_FIELDS)', () => {
