@@ -1,4 +1,4 @@
-import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { ADDED_JOB_RETENTION, JobQueues } from '@app/shared/queue/job-queues.service';
 import { catalogueFile } from './lib/catalogue';
 import { PATHS, peakRss, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
@@ -19,7 +19,7 @@ async function reconcileInWorker(context: BenchContext): Promise<number> {
   const queue = context.get(JobQueues).queue(SWEEPS['reconcile-index'].queue);
   const started = performance.now();
   const jobId = `bench-reconcile-${Date.now()}`;
-  await queue.add('reconcile-index', {}, { jobId, removeOnComplete: 1_000, removeOnFail: 5_000 });
+  await queue.add('reconcile-index', {}, { ...ADDED_JOB_RETENTION, jobId });
   const job = await queue.getJob(jobId);
   if (!job) throw new Error('the reconcile job was not queued');
   for (;;) {

@@ -3,7 +3,7 @@ import type { ErasureBody } from '../erasures';
 import { waitFor } from '../processes';
 import { startOwnRedis } from '../redis-server';
 import { seedMany } from '../seed';
-import { call, startSystem, token } from '../system';
+import { call, startSystem, token, type System } from '../system';
 import { openTestContext } from '../test-context';
 import type { ScenarioReport } from './report';
 
@@ -38,16 +38,17 @@ export async function erasuresBesidePurges(options: ErasuresBesidePurgesOptions)
   const env = { REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '5000', SCHEDULE_CHECK_INTERVAL_MS: '5000' };
   // On the system's Redis: the purges' jobs are queued there.
   const context = await openTestContext(env);
-  // Emptied before the system starts: a worker replays the deletion ledger at its start, and a
-  // replay racing the reset brought an earlier run's audit records back.
-  await context.reset();
-  const system = await startSystem(env);
   const queues = context.get(JobQueues);
   const admin = token('erasure-admin', ['admin']);
   const violations: string[] = [];
   // Only these authors' records count: a test before may still finish a purge of its own after the reset.
   const authors = [PURGE_OWNER, ...Array.from({ length: options.erasures }, (_, n) => erasedAuthor(n))];
+  let system: System | undefined;
   try {
+    // Emptied before the system starts: a worker replays the deletion ledger at its start, and a
+    // replay racing the reset brought an earlier run's audit records back.
+    await context.reset();
+    system = await startSystem(env);
     const seeded = performance.now();
     const erased: string[] = [];
     for (let n = 0; n < options.erasures; n += 1) {
@@ -181,7 +182,7 @@ export async function erasuresBesidePurges(options: ErasuresBesidePurgesOptions)
       violations,
     };
   } finally {
-    await system.stop();
+    await system?.stop();
     await context.close();
     await redis.stop();
   }

@@ -1,20 +1,18 @@
 import { loadConfig } from '@app/shared/config/load-config';
 import { JOB_NAMES } from '@app/shared/queue/jobs';
-import { SWEEP_NAMES, SWEEPS } from './sweeps';
+import { SWEEP_NAMES, SWEEPS, type Sweep } from './sweeps';
 
 describe('SWEEPS', () => {
-  it('keeps the schedules Redis already holds: the same job names, queues and intervals', () => {
-    expect(
-      Object.fromEntries(
-        SWEEP_NAMES.map((name) => [name, `${SWEEPS[name].queue} every ${SWEEPS[name].every}`]),
-      ),
-    ).toEqual({
+  it('keeps the schedules Redis already holds: the same job names, queues, intervals and kept runs', () => {
+    const schedule = ({ queue, every, keep }: Sweep) =>
+      `${queue} every ${every}${keep === undefined ? '' : `, keeping ${keep}`}`;
+    expect(Object.fromEntries(SWEEP_NAMES.map((name) => [name, schedule(SWEEPS[name])]))).toEqual({
       'purge-sweep': 'maintenance every PURGE_SWEEP_INTERVAL_MS',
       'erasure-sweep': 'maintenance every PURGE_SWEEP_INTERVAL_MS',
       'trash-sweep': 'maintenance every PURGE_SWEEP_INTERVAL_MS',
       'orphan-sweep': 'maintenance every ORPHAN_SWEEP_INTERVAL_MS',
       'reconcile-index': 'maintenance every RECONCILE_INTERVAL_MS',
-      'webhook-sweep': 'webhooks every WEBHOOK_SWEEP_INTERVAL_MS',
+      'webhook-sweep': 'webhooks every WEBHOOK_SWEEP_INTERVAL_MS, keeping 100',
       'outbox-prune': 'maintenance every OUTBOX_PRUNE_INTERVAL_MS',
     });
   });

@@ -25,6 +25,9 @@ import { QUEUES, receiverQueueName, type QueueName, type ReceiverQueueName } fro
  */
 export const JOB_BACKOFF: Backoff = { baseMs: 1_000, maxMs: 300_000 };
 
+/** How many finished jobs a queue keeps of those `add` puts there, unless the caller says otherwise. */
+export const ADDED_JOB_RETENTION = { removeOnComplete: 1_000, removeOnFail: 5_000 } satisfies JobsOptions;
+
 /** Retries with exponential backoff and jitter (JOB_BACKOFF). */
 const DELETION_JOB_OPTIONS: JobsOptions = {
   attempts: 8,
@@ -109,11 +112,7 @@ export class JobQueues implements OnApplicationShutdown {
   }
 
   async add<N extends JobName>(name: N, payload: JobPayloads[N], options: JobsOptions = {}): Promise<void> {
-    await this.queue(JOB_QUEUES[name]).add(name, payload, {
-      removeOnComplete: 1_000,
-      removeOnFail: 5_000,
-      ...options,
-    });
+    await this.queue(JOB_QUEUES[name]).add(name, payload, { ...ADDED_JOB_RETENTION, ...options });
   }
 
   /**
