@@ -9,6 +9,7 @@ import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 import {
   deliveryOrderViolations,
+  fetchPublishedBodySchemas,
   publishedSchemaViolations,
   startWebhookReceiver,
   webhookEnv,
@@ -177,12 +178,13 @@ describe('webhooks', () => {
     expect(Date.parse(purgedB.deletedAt)).toBeLessThanOrEqual(Date.parse(purgedB.purgedAt));
     expect(data('video.deletion_started', b!)).toMatchObject({ startedAt: purgedB.deletedAt });
 
+    const published = await fetchPublishedBodySchemas(system!.api);
     for (const r of receiving) {
       expect(r.received.every((event) => event.valid)).toBe(true);
       expect(r.validIds()).toEqual(new Set(events.map((e) => e.id)));
       expect(deliveryOrderViolations(r, events)).toEqual([]);
       // Every body as received parses with the schema the API's OpenAPI document publishes for its type.
-      expect(await publishedSchemaViolations(system!.api, r.received)).toEqual([]);
+      expect(publishedSchemaViolations(published, r.received)).toEqual([]);
       for (const event of events) {
         expect(r.received.find((got) => got.id === event.id)!.body).toEqual(JSON.parse(event.body));
       }

@@ -184,30 +184,44 @@ export function deliveryOrderViolations(
   return violations;
 }
 
+/** The part of an OpenAPI document a receiver reads for webhooks: each one's body, a named schema. */
+export interface PublishedWebhooks {
+  webhooks: Record<
+    string,
+    { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }
+  >;
+  components: { schemas: Record<string, unknown> };
+}
+
 /**
- * Where received bodies break the schemas the API publishes (the `webhooks` of its OpenAPI
- * document, read as a receiver would): one line per event that does not parse, none when all do.
+ * Each webhook's body schema as the document publishes it (the JSON Schema its `$ref` names), built
+ * into a validator as a receiver would, by event type. A `$ref` to no schema throws.
  */
-export async function publishedSchemaViolations(
-  apiUrl: string,
-  received: ReceivedEvent[],
-): Promise<string[]> {
-  const document = (await (await fetch(new URL('/docs-json', apiUrl))).json()) as {
-    webhooks: Record<
-      string,
-      { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }
-    >;
-    components: { schemas: Record<string, z.core.JSONSchema.JSONSchema> };
-  };
-  const schemas = new Map(
+export function publishedBodySchemas(document: PublishedWebhooks): Map<string, z.ZodType> {
+  return new Map(
     Object.entries(document.webhooks).map(([type, { post }]) => {
       const { $ref } = post.requestBody.content['application/json']!.schema;
-      return [
-        type,
-        z.fromJSONSchema(document.components.schemas[$ref.replace('#/components/schemas/', '')]!),
-      ];
+      const schema = document.components.schemas[$ref.replace('#/components/schemas/', '')];
+      if (!schema) throw new Error(`webhook ${type}: its body ${$ref} is not among the document's schemas`);
+      return [type, z.fromJSONSchema(schema as z.core.JSONSchema.JSONSchema)];
     }),
   );
+}
+
+/** The body schemas the API at `apiUrl` publishes, read once from its `/docs-json`. */
+export async function fetchPublishedBodySchemas(apiUrl: string): Promise<Map<string, z.ZodType>> {
+  const response = await fetch(new URL('/docs-json', apiUrl));
+  return publishedBodySchemas((await response.json()) as PublishedWebhooks);
+}
+
+/**
+ * Where received bodies break the schemas the API publishes (`fetchPublishedBodySchemas`): one line
+ * per event that does not parse, none when all do.
+ */
+export function publishedSchemaViolations(
+  schemas: Map<string, z.ZodType>,
+  received: ReceivedEvent[],
+): string[] {
   return received.flatMap((event) => {
     const schema = schemas.get(event.type);
     if (!schema) return [`${event.id}: no webhook is published for type ${event.type}`];

@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { EVENT_TYPES } from '@app/shared/events/events.schema';
 import { SIGNATURE_HEADERS } from '@app/shared/events/webhook-signer';
 import { producedEvents } from '@test/fakes/produced-events';
+import { publishedBodySchemas, type PublishedWebhooks } from '@test/support/webhook-receiver';
 import { apiDocument } from './openapi';
 
 interface WebhookOperation {
@@ -12,19 +12,10 @@ interface WebhookOperation {
   responses: Record<string, unknown>;
 }
 
-const document = apiDocument() as unknown as {
+const document = apiDocument() as unknown as PublishedWebhooks & {
   paths: Record<string, Record<string, { operationId: string }>>;
   webhooks: Record<string, { post: WebhookOperation }>;
-  components: { schemas: Record<string, Record<string, unknown>> };
 };
-
-/** The JSON Schema the document publishes for a webhook's body, as a validator a receiver could build. */
-function publishedBody(type: string): z.ZodType {
-  const { $ref } = document.webhooks[type]!.post.requestBody.content['application/json']!.schema;
-  const schema = document.components.schemas[$ref.replace('#/components/schemas/', '')];
-  expect([type, schema]).toEqual([type, expect.any(Object)]);
-  return z.fromJSONSchema(schema as z.core.JSONSchema.JSONSchema);
-}
 
 describe('the OpenAPI webhooks (generated from the event schemas)', () => {
   it('lists exactly EVENT_TYPES, each a signed POST with a JSON body and the 2xx it expects', () => {
@@ -53,14 +44,18 @@ describe('the OpenAPI webhooks (generated from the event schemas)', () => {
   });
 
   it('publishes body schemas that accept what every producer records, and refuse a malformed body', async () => {
-    for (const event of await producedEvents()) {
+    // The JSON Schemas the document publishes for the webhooks' bodies, as validators a receiver could build.
+    const published = publishedBodySchemas(document);
+    expect([...published.keys()]).toEqual(EVENT_TYPES);
+    const events = await producedEvents();
+    for (const event of events) {
       const body: unknown = JSON.parse(event.body);
-      expect([event.type, publishedBody(event.type).safeParse(body).error]).toEqual([event.type, undefined]);
+      expect([event.type, published.get(event.type)!.safeParse(body).error]).toEqual([event.type, undefined]);
       // Another event's body is not this one's.
       const other = EVENT_TYPES.find((type) => type !== event.type)!;
-      expect(publishedBody(other).safeParse(body).success).toBe(false);
+      expect(published.get(other)!.safeParse(body).success).toBe(false);
     }
-    const [purged] = (await producedEvents()).filter((event) => event.type === 'video.purged');
+    const purged = events.find((event) => event.type === 'video.purged');
     const body = JSON.parse(purged!.body) as { data: Record<string, unknown> };
     for (const data of [
       { ...body.data, objectsRemoved: -1 },
@@ -68,7 +63,7 @@ describe('the OpenAPI webhooks (generated from the event schemas)', () => {
       { ...body.data, purgedAt: 'yesterday' },
       { ...body.data, extra: true },
     ]) {
-      expect(publishedBody('video.purged').safeParse({ ...body, data }).success).toBe(false);
+      expect(published.get('video.purged')!.safeParse({ ...body, data }).success).toBe(false);
     }
   });
 });
