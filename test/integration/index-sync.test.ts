@@ -1,7 +1,7 @@
 import { errors, type estypes } from '@elastic/elasticsearch';
 import { IndexReconciler } from '@app/worker/index/index-reconciler.service';
 import { ReindexService } from '@app/worker/index/reindex.service';
-import { isUnavailable } from '@app/shared/search/search-errors';
+import { isUnavailable } from '@app/api/search/engine/search-errors';
 import { buildSearchRequests } from '@app/api/search/engine/search-query.builder';
 import { seedVideos } from '../support/seed';
 import { openTestContext, type TestContext } from '../support/test-context';

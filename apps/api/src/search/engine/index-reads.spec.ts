@@ -1,6 +1,6 @@
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { isLostPointInTime, isUnavailable } from '@app/shared/search/search-errors';
+import { isLostPointInTime, isUnavailable } from './search-errors';
 import { IndexReads } from './index-reads';
 
 /** A client whose `_msearch` answers from a script, one answer list per call. */

@@ -1,7 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@app/shared/http/problem';
-import { isLostPointInTime, isUnavailable } from '@app/shared/search/search-errors';
+import { isLostPointInTime, isUnavailable } from './search-errors';
 import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
 import { IndexReads } from './index-reads';
 import {

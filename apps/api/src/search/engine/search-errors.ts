@@ -1,9 +1,8 @@
 import { errors } from '@elastic/elasticsearch';
 
 /**
- * How the index's owners (`IndexAdmin`, `IndexWriter`, `IndexInventory`, and the API's search
- * engine) tell Elasticsearch's failures apart: written once, so a read and a write that meet the
- * same failure call it the same.
+ * How the search engine tells Elasticsearch's failures apart: a lost point in time (its cursor
+ * cannot go on) from an index that cannot answer now (a 503 with Retry-After).
  */
 
 /** A point in time that expired or lost a shard copy: its cursor cannot go on. */
