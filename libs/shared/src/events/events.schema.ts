@@ -125,7 +125,3 @@ function payloadSchema<T extends EventType>(type: T): PayloadSchema<T> {
 export const EVENT_PAYLOADS = Object.fromEntries(EVENT_TYPES.map((type) => [type, payloadSchema(type)])) as {
   [T in EventType]: PayloadSchema<T>;
 };
-
-const [first, ...rest] = EVENT_TYPES.map((type): PayloadSchema<EventType> => EVENT_PAYLOADS[type]);
-/** Any event's body, told apart by its `type`: what a receiver parses. */
-export const eventPayloadSchema = z.discriminatedUnion('type', [first!, ...rest]);

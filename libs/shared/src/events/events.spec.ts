@@ -3,7 +3,7 @@ import { capturingOutbox, NOW, producedEvents, nextState, sampleVideo } from '@t
 import { VideoState } from '../video/video-state';
 import { videoChangeEvent, videoPurgedEvent } from '../video/video-events';
 import { recordedEvent, type NewEvent } from './events';
-import { EVENT_PAYLOADS, EVENT_TYPES, eventPayloadSchema } from './events.schema';
+import { EVENT_PAYLOADS, EVENT_TYPES } from './events.schema';
 
 describe('event payloads', () => {
   it('EVENT_TYPES are the schemas’ types, in the contract’s order (docs/contract.md §10.4)', () => {
@@ -23,7 +23,6 @@ describe('event payloads', () => {
     for (const event of events) {
       const body: unknown = JSON.parse(event.body);
       expect([event.type, EVENT_PAYLOADS[event.type].safeParse(body).error]).toEqual([event.type, undefined]);
-      expect(eventPayloadSchema.parse(body)).toEqual(body);
       expect(event.authorId).toBe('author-1');
     }
   });
