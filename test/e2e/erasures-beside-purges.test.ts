@@ -14,9 +14,8 @@ describe('large erasures beside purges falling due', () => {
       purgeSpreadMs: 2_500,
       timeoutMs: 180_000,
     });
-    expect({ observed: report.observed, violations: report.violations }).toEqual({
-      observed: report.observed,
-      violations: [],
-    });
+    // What was seen, to read beside a failure.
+    if (report.violations.length > 0) console.log(report.observed);
+    expect(report.violations).toEqual([]);
   }, 300_000);
 });
