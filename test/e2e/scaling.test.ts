@@ -61,6 +61,37 @@ describe('independent scaling', () => {
     ids.forEach((id, i) => expect(requestIds.get(id)).toBe(`scale-${i}`));
   }, 120_000);
 
+  it('never shows on one API a video another API deleted, though it keeps copies of what it showed', async () => {
+    const [reader, writer] = [system.api, (await system.startApi()).url];
+    const admin = token('copies-reader', ['admin']);
+    const ids = await seedVideos(context, 6, { title: (i) => `Copied heron panel ${i}` });
+    const shown = async () => {
+      const response = await call<{ items: { id: string }[] }>(
+        'GET',
+        `${reader}/api/videos/search?q=heron&limit=20`,
+        admin,
+      );
+      expect(response.status).toBe(200);
+      return response.body.items.map((item) => item.id).sort();
+    };
+    // Twice, so the reader answers the second from the copies it kept.
+    expect(await shown()).toEqual([...ids].sort());
+    expect(await shown()).toEqual([...ids].sort());
+
+    // Deleted through the other process; the reader is asked at once, before the index refreshes.
+    const [soft, permanent] = [ids[0]!, ids[1]!];
+    expect((await call('DELETE', `${writer}/api/videos/${soft}`, admin)).status).toBe(200);
+    expect((await call('DELETE', `${writer}/api/videos/${permanent}?permanent=true`, admin)).status).toBe(
+      200,
+    );
+    expect(await shown()).toEqual(ids.slice(2).sort());
+
+    // Restored through the other process: shown again once the index has it.
+    expect((await call('POST', `${writer}/api/videos/${soft}/restore`, admin)).status).toBe(200);
+    await context.indexAdmin.refresh();
+    expect(await shown()).toEqual([soft, ...ids.slice(2)].sort());
+  }, 120_000);
+
   it('holds one rate limit per caller across API processes (counted in Redis)', async () => {
     // Two more API processes, each allowing 10 requests per caller and window.
     const apis = [

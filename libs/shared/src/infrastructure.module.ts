@@ -23,6 +23,7 @@ import { WebhookSigner } from './events/webhook-signer';
 import { VideoIndexSyncService } from './video/video-index-sync.service';
 import { VideoLifecycleService } from './video/video-lifecycle.service';
 import { VideoPurgeService } from './video/video-purge.service';
+import { VideoChangeFeed } from './video/video-change-feed';
 import { VideoRepository } from './video/video.repository';
 import { DeletionAuditRepository } from './video/deletion-audit.repository';
 import { DeletionLedger } from './video/deletion-ledger.service';
@@ -44,6 +45,7 @@ const SERVICES = [
   IndexInventory,
   StorageService,
   StorageCleaner,
+  VideoChangeFeed,
   VideoRepository,
   DeletionAuditRepository,
   DeletionReceiptService,

@@ -64,13 +64,11 @@ export function renderSearchPage(items: RenderedItem[], meta: PageMeta): Buffer 
 }
 
 /**
- * Item heads kept per video version, least recently used out first, within a byte budget. A video's
- * version moves on every change of its row, and every search reads the versions from MySQL, so a
- * head is used only for exactly the row MySQL holds: the cache never shows stale or deleted content,
- * it only saves reading, decoding and serialising the same columns again.
+ * Rendered item heads of videos, each with the time it was read, least recently used out first,
+ * within a byte budget. What may be kept, and for how long, is `ActiveVideos`' to decide.
  */
 export class ItemHeadCache {
-  private readonly heads: LRUCache<string, { version: number; head: ItemHead }> | null;
+  private readonly heads: LRUCache<string, { readAt: number; head: ItemHead }> | null;
 
   constructor(maxBytes: number) {
     this.heads =
@@ -79,17 +77,23 @@ export class ItemHeadCache {
         : null;
   }
 
-  /** The head of the video at this version, if it was rendered. */
-  get(id: string, version: number): ItemHead | undefined {
+  /** The video's head, if one read at `notBefore` or later is kept. */
+  get(id: string, notBefore: number): ItemHead | undefined {
     const entry = this.heads?.get(id);
-    return entry?.version === version ? entry.head : undefined;
+    return entry && entry.readAt >= notBefore ? entry.head : undefined;
   }
 
-  /** Renders the video's head and keeps it (a head larger than the whole budget is not kept). */
-  render(video: VideoSummary): ItemHead {
-    const head = renderItemHead(video);
-    this.heads?.set(video.id, { version: video.version, head });
-    return head;
+  /** Keeps a head read at `readAt` (a head larger than the whole budget is not kept). */
+  keep(id: string, head: ItemHead, readAt: number): void {
+    this.heads?.set(id, { readAt, head });
+  }
+
+  drop(id: string): void {
+    this.heads?.delete(id);
+  }
+
+  clear(): void {
+    this.heads?.clear();
   }
 
   /** Bytes the cache holds, as the budget counts them. */

@@ -11,6 +11,9 @@ import { SEARCH_FACETS, SEARCH_SORTS, type SearchFacet, type SearchSort } from '
 import { SearchEngine } from './engine/search-engine';
 import type { Lease, PointInTimeLeases } from './point-in-time-leases';
 import { searchPageSchema, type SearchQuery } from './search-query.schema';
+import { FakeChangeFeed } from '@test/fakes/fake-change-feed';
+import type { VideoChangeFeed } from '@app/shared/video/video-change-feed';
+import { ActiveVideos } from './active-videos';
 import { VideoSearchService } from './video-search.service';
 
 /**
@@ -206,17 +209,22 @@ describe('the search answer against its schema (searchPageSchema)', () => {
       const index = new FakeIndex(ranked, combination.bounded ? 12_345 : ranked.length, combination.typo);
       const engine = new SearchEngine(index as unknown as IndexReads);
       const rows = new Map(docs.filter((doc) => doc.active).map((doc) => [doc.video.id, doc.video]));
+      const videos = {
+        findActiveByIds: (ids: string[]) => Promise.resolve(ids.flatMap((id) => rows.get(id) ?? [])),
+      } as unknown as VideoRepository;
+      const config = { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig;
       const service = new VideoSearchService(
         engine,
         new CursorWalks(engine, leases),
-        {
-          findActiveVersions: (ids: string[]) =>
-            Promise.resolve(new Map(ids.filter((id) => rows.has(id)).map((id) => [id, 1]))),
-          findActiveByIds: (ids: string[]) => Promise.resolve(ids.flatMap((id) => rows.get(id) ?? [])),
-        } as unknown as VideoRepository,
-        { queueIndexRepair: () => Promise.resolve() } as unknown as JobQueues,
-        { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
-        { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig,
+        new ActiveVideos(
+          new FakeChangeFeed() as unknown as VideoChangeFeed,
+          videos,
+          { queueIndexRepair: () => Promise.resolve() } as unknown as JobQueues,
+          { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
+          config,
+        ),
+        videos,
+        config,
       );
       const query: SearchQuery = {
         q: combination.typo ? 'pnadas' : 'pandas',

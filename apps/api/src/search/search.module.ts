@@ -4,6 +4,7 @@ import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { REDIS_CLIENT } from '@app/shared/redis/redis';
+import { ActiveVideos } from './active-videos';
 import { CursorWalks } from './cursor-walks';
 import { IndexReads } from './engine/index-reads';
 import { CURSOR_TTL_MS, SearchEngine } from './engine/search-engine';
@@ -17,6 +18,7 @@ import { VideoSearchService } from './video-search.service';
   providers: [
     IndexReads,
     SearchEngine,
+    ActiveVideos,
     VideoSearchService,
     {
       provide: CursorWalks,

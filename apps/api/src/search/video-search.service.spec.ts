@@ -10,6 +10,9 @@ import type { SearchEngine } from './engine/search-engine';
 import { callerId } from './point-in-time-leases';
 import type { CursorPosition } from './search-cursor';
 import type { SearchQuery } from './search-query.schema';
+import { FakeChangeFeed } from '@test/fakes/fake-change-feed';
+import type { VideoChangeFeed } from '@app/shared/video/video-change-feed';
+import { ActiveVideos } from './active-videos';
 import { VideoSearchService } from './video-search.service';
 
 const summary = (id: string, version = 1): VideoSummary => ({
@@ -53,12 +56,6 @@ class FakeRanking {
 class FakeVideos {
   constructor(readonly active: Map<string, VideoSummary>) {}
 
-  findActiveVersions(ids: string[]): Promise<Map<string, number>> {
-    return Promise.resolve(
-      new Map(ids.filter((id) => this.active.has(id)).map((id) => [id, this.active.get(id)!.version])),
-    );
-  }
-
   findActiveByIds(ids: string[]): Promise<VideoSummary[]> {
     return Promise.resolve(ids.flatMap((id) => (this.active.has(id) ? [this.active.get(id)!] : [])));
   }
@@ -90,13 +87,19 @@ describe('VideoSearchService', () => {
         return Promise.resolve();
       },
     };
+    const config = { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig;
     service = new VideoSearchService(
       ranking as unknown as SearchEngine,
       { page: ranking.walk.bind(ranking) } as unknown as CursorWalks,
+      new ActiveVideos(
+        new FakeChangeFeed() as unknown as VideoChangeFeed,
+        videos as unknown as VideoRepository,
+        queues as unknown as JobQueues,
+        { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
+        config,
+      ),
       videos as unknown as VideoRepository,
-      queues as unknown as JobQueues,
-      { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
-      { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig,
+      config,
     );
   });
 

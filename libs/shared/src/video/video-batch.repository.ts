@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { NextState } from './video-lifecycle';
+import { VideoChangeFeed } from './video-change-feed';
 import { VideoState } from './video-state';
 import { LIFECYCLE_COLUMNS, type VideoLifecycleRow } from './video.repository';
 
@@ -51,7 +52,10 @@ export function trashSql(authorId: string, deletedBy: Date): { where: string; pa
  */
 @Injectable()
 export class VideoBatchRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: VideoChangeFeed,
+  ) {}
 
   /** A page of an author's trash, most recently deleted first (ties by id, so pages are stable). */
   async trashPage(authorId: string, offset: number, limit: number): Promise<TrashItem[]> {
@@ -145,5 +149,9 @@ export class VideoBatchRepository {
         [...entries.map(([, value]) => value), now, ids],
       );
     }
+    await this.changes.changed(
+      manager,
+      changes.map(({ id }) => id),
+    );
   }
 }

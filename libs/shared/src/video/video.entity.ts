@@ -9,7 +9,7 @@ import { VideoState } from './video-state';
 @Index('idx_videos_author_id', ['authorId'])
 // An author's trash, newest first (docs/contract.md §10.1).
 @Index('idx_videos_author_state_deleted_at', ['authorId', 'state', 'deletedAt'])
-// What a search checks of each hit, without reading the row (VideoRepository.findActiveVersions).
+// What a search checked of each hit before searches kept copies of active videos (1795478400000-search-check-index.ts).
 @Index('idx_videos_id_state_version', ['id', 'state', 'version'])
 export class VideoEntity {
   /** Lowercase canonical UUID, compared as bytes. */

@@ -6,6 +6,7 @@ import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import { transactionRetryingDeadlocks } from '../database/transaction';
 import type { IndexedVideo } from '../search/video-document';
 import { purgeDueSql, type NextState } from './video-lifecycle';
+import { VideoChangeFeed } from './video-change-feed';
 import { VideoState } from './video-state';
 import { VideoEntity } from './video.entity';
 
@@ -80,7 +81,10 @@ export class VideoRepository {
 
   private promisePool?: Pool;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly changes: VideoChangeFeed,
+  ) {
     this.videos = dataSource.getRepository(VideoEntity);
   }
 
@@ -119,8 +123,8 @@ export class VideoRepository {
       now,
     ]);
     // VALUES(col) is deprecated in MySQL 8 but is the one upsert syntax MySQL and MariaDB share.
-    await transactionRetryingDeadlocks(this.dataSource, (manager) =>
-      manager.query(
+    await transactionRetryingDeadlocks(this.dataSource, async (manager) => {
+      await manager.query(
         `INSERT INTO videos (id, author_id, title, description, tags, speakers, event, published_at, created_at, updated_at)
          SELECT imported.* FROM (${selects}) AS imported
          LEFT JOIN deletion_audit tombstone
@@ -131,13 +135,18 @@ export class VideoRepository {
            tags = VALUES(tags), speakers = VALUES(speakers), event = VALUES(event), published_at = VALUES(published_at),
            version = videos.version + 1, updated_at = VALUES(updated_at)`,
         values,
-      ),
-    );
+      );
+      await this.changes.changed(
+        manager,
+        rows.map((row) => row.id),
+      );
+    });
   }
 
   /**
    * Moves each row's version to `to`, if it is still at `from` (a concurrent change has bumped it
-   * already and carries its own write). Nothing else of the row changes.
+   * already and carries its own write). Nothing else of the row changes, so nothing a search shows:
+   * the one write here that the change feed is not told of.
    */
   async advanceVersions(moves: { id: string; from: number; to: number }[]): Promise<void> {
     for (const move of moves) {
@@ -176,47 +185,22 @@ export class VideoRepository {
   }
 
   /**
-   * The version of each active video among `ids`, in one query: MySQL decides what a search may
-   * show. Every search runs it, so it reads two short columns.
+   * What a search shows of the active videos among `ids`. Searches run this for the hits they hold
+   * no copy of (apps/api/src/search/active-videos.ts), so it goes straight to mysql2's pool as a
+   * prepared statement, without TypeORM's query runner: less CPU in both the API and MySQL. The id
+   * list is padded (with its last id) to a multiple of 10, so each connection keeps at most ten
+   * statements for pages of up to 100, however many sizes it serves: MySQL caps prepared statements
+   * server-wide (`max_prepared_stmt_count`), for every API process together. `USE INDEX (PRIMARY)`:
+   * costing the plans of the other indexes (on `state`) took about a sixth of MySQL's time per query.
    */
-  async findActiveVersions(ids: string[]): Promise<Map<string, number>> {
-    const rows = await this.activeRows<{ id: string; version: number }>(
-      'id, version',
-      ids,
-      'idx_videos_id_state_version',
-    );
-    return new Map(rows.map((row) => [row.id, row.version]));
-  }
-
-  /** What a search shows of the active videos among `ids`. */
   async findActiveByIds(ids: string[]): Promise<VideoSummary[]> {
-    return (await this.activeRows<RawSummary>(SUMMARY_COLUMNS, ids, 'PRIMARY')).map(parseLists);
-  }
-
-  /**
-   * `columns` of the active videos among `ids`. Searches run this, so it goes straight to mysql2's
-   * pool as a prepared statement, without TypeORM's query runner: less CPU in both the API and
-   * MySQL. The id list is padded (with its last id) to a multiple of 10, so each connection keeps at
-   * most ten statements per column list for pages of up to 100, however many sizes it serves: MySQL
-   * caps prepared statements server-wide (`max_prepared_stmt_count`), for every API process
-   * together. A full page of the default 20 needs no padding (to 32, padding cost MySQL 15 % more).
-   * `USE INDEX`: the index that holds `columns` by id, named, because costing the plans of the
-   * other indexes (on `state`) took about a sixth of MySQL's time per query. The versions come from
-   * `idx_videos_id_state_version`, which holds them beside the id: a search reads 60 bytes a hit
-   * there, not the hit's row with its description (docs/benchmarking.md).
-   */
-  private async activeRows<T>(
-    columns: string,
-    ids: string[],
-    index: 'PRIMARY' | 'idx_videos_id_state_version',
-  ): Promise<T[]> {
     if (ids.length === 0) return [];
     const padded = paddedToMultiple(ids, 10);
     const [rows] = await this.pool.execute<RowDataPacket[]>(
-      `SELECT ${columns} FROM videos USE INDEX (${index}) WHERE id IN (${padded.map(() => '?').join(', ')}) AND state = ?`,
+      `SELECT ${SUMMARY_COLUMNS} FROM videos USE INDEX (PRIMARY) WHERE id IN (${padded.map(() => '?').join(', ')}) AND state = ?`,
       [...padded, VideoState.Active],
     );
-    return rows as T[];
+    return (rows as RawSummary[]).map(parseLists);
   }
 
   count(): Promise<number> {
@@ -266,10 +250,12 @@ export class VideoRepository {
   ): Promise<void> {
     if (finished.length === 0) return;
     await this.recordAudits(manager, finished);
+    const ids = finished.map(({ video }) => video.id);
     await manager.query(`DELETE FROM videos WHERE id IN (?) AND state ${deleting} ?`, [
-      finished.map(({ video }) => video.id),
+      ids,
       VideoState.Deleting,
     ]);
+    await this.changes.changed(manager, ids);
   }
 
   /** INSERT IGNORE on the unique video id, so a repeat is a no-op. */
@@ -322,7 +308,9 @@ export class VideoRepository {
         ...(expectedVersion === undefined ? [] : [expectedVersion]),
       ],
     );
-    return result.affectedRows > 0;
+    if (result.affectedRows === 0) return false;
+    await this.changes.changed(runner, [id]);
+    return true;
   }
 
   /**

@@ -1,0 +1,167 @@
+import type { MetricsService } from '@app/shared/metrics/metrics.service';
+import type { JobQueues } from '@app/shared/queue/job-queues.service';
+import type { VideoChangeFeed } from '@app/shared/video/video-change-feed';
+import type { VideoRepository, VideoSummary } from '@app/shared/video/video.repository';
+import { FakeChangeFeed } from '@test/fakes/fake-change-feed';
+import { ActiveVideos, COPY_LIFETIME_MS } from './active-videos';
+
+const summary = (id: string, title = `Title ${id}`): VideoSummary => ({
+  id,
+  title,
+  description: '',
+  authorId: 'a1',
+  speakers: [],
+  event: null,
+  publishedAt: null,
+  tags: [],
+  version: 1,
+});
+
+/** MySQL as a map of active rows, counting the ids it is asked about; `during` runs while a read is under way. */
+class FakeVideos {
+  readonly rows = new Map(['v1', 'v2', 'v3'].map((id) => [id, summary(id)]));
+  asked: string[] = [];
+  during: (() => Promise<void>) | undefined;
+
+  async findActiveByIds(ids: string[]): Promise<VideoSummary[]> {
+    this.asked.push(...ids);
+    const answer = ids.flatMap((id) => (this.rows.has(id) ? [this.rows.get(id)!] : []));
+    await this.during?.();
+    return answer;
+  }
+}
+
+describe('ActiveVideos', () => {
+  let feed: FakeChangeFeed;
+  let videos: FakeVideos;
+  let repaired: string[];
+  let active: ActiveVideos;
+
+  beforeEach(() => {
+    feed = new FakeChangeFeed();
+    videos = new FakeVideos();
+    repaired = [];
+    active = new ActiveVideos(
+      feed as unknown as VideoChangeFeed,
+      videos as unknown as VideoRepository,
+      {
+        queueIndexRepair: (id: string) => {
+          repaired.push(id);
+          return Promise.resolve();
+        },
+      } as unknown as JobQueues,
+      { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
+      { SEARCH_ITEM_CACHE_MB: 1 },
+    );
+    active.onModuleInit();
+  });
+
+  /** One search's check of its hits: what it shows, and which hits MySQL was asked about. */
+  const search = async (ids: string[]) => {
+    videos.asked = [];
+    const heads = await active.heads(ids, await active.sync());
+    return { shown: [...heads.keys()], asked: [...videos.asked] };
+  };
+  const deleteInMySql = (id: string) => videos.rows.delete(id);
+
+  it('asks MySQL once per video, and again after the feed says the video changed', async () => {
+    expect(await search(['v1', 'v2', 'gone'])).toEqual({ shown: ['v1', 'v2'], asked: ['v1', 'v2', 'gone'] });
+    expect(repaired).toEqual(['gone']);
+    expect(await search(['v1', 'v2'])).toEqual({ shown: ['v1', 'v2'], asked: [] });
+
+    // Another process deletes v1 and publishes it before its request answers.
+    deleteInMySql('v1');
+    feed.publish({ ids: ['v1'] });
+    expect(await search(['v1', 'v2'])).toEqual({ shown: ['v2'], asked: ['v1'] });
+  });
+
+  it("hears of this process's own changes at once, before the feed is read", async () => {
+    await search(['v1']);
+    deleteInMySql('v1');
+    feed.down = true;
+    feed.publishLocally({ ids: ['v1'] });
+    videos.asked = [];
+    // Not even a search that could not read the feed shows a copy the process itself knows changed.
+    expect([...(await active.heads(['v1'], true)).keys()]).toEqual([]);
+  });
+
+  it('keeps nothing MySQL answered while a change was applied: the answer may predate it', async () => {
+    videos.during = async () => {
+      // The row changes, and another search reads the change from the feed, while MySQL's answer
+      // (the old row) is on its way.
+      videos.rows.set('v1', summary('v1', 'Renamed'));
+      feed.publish({ ids: ['v1'] });
+      await active.sync();
+    };
+    await search(['v1']);
+    videos.during = undefined;
+    const again = await active.heads(['v1'], await active.sync());
+    expect(again.get('v1')!.toString()).toContain('Renamed');
+  });
+
+  it('a search waits for a read of the feed that started after it did', async () => {
+    await search(['v1']);
+    feed.hold();
+    const before = active.sync(); // a read goes out now, before the deletion below
+    deleteInMySql('v1');
+    feed.publish({ ids: ['v1'] });
+    const after = active.sync(); // must not share the read already under way
+    feed.release();
+    await before;
+    // The second read is sent once the first is back; let it through too.
+    await new Promise((resolve) => setImmediate(resolve));
+    feed.release();
+    expect([...(await active.heads(['v1'], await after)).keys()]).toEqual([]);
+  });
+
+  it('shares one read among the searches that wait for the same one', async () => {
+    await search(['v1']);
+    feed.hold();
+    const first = active.sync();
+    const waiting = Array.from({ length: 10 }, () => active.sync());
+    const reads = feed.reads;
+    feed.release();
+    await first;
+    await new Promise((resolve) => setImmediate(resolve));
+    feed.release();
+    await Promise.all(waiting);
+    expect(feed.reads - reads).toBe(1);
+  });
+
+  it('asks MySQL about every hit while the feed cannot be read, and starts afresh after', async () => {
+    await search(['v1', 'v2']);
+    feed.down = true;
+    expect(await search(['v1', 'v2'])).toEqual({ shown: ['v1', 'v2'], asked: ['v1', 'v2'] });
+    // A change published while the feed was away may be lost: no copy from before is trusted.
+    deleteInMySql('v2');
+    feed.down = false;
+    expect(await search(['v1', 'v2'])).toEqual({ shown: ['v1'], asked: ['v1', 'v2'] });
+    expect(await search(['v1'])).toEqual({ shown: ['v1'], asked: [] });
+  });
+
+  it('starts afresh when the feed lost its position, or says anything may have changed', async () => {
+    await search(['v1', 'v2']);
+    feed.publish({ ids: ['v3'] });
+    feed.trimmedUpTo = feed.entries.length;
+    expect((await search(['v1', 'v2'])).asked).toEqual(['v1', 'v2']);
+    feed.publish({ reset: true });
+    expect((await search(['v1', 'v2'])).asked).toEqual(['v1', 'v2']);
+    expect((await search(['v1', 'v2'])).asked).toEqual([]);
+  });
+
+  it('asks MySQL again about a copy older than its lifetime', async () => {
+    jest.useFakeTimers({
+      doNotFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'nextTick', 'queueMicrotask'],
+    });
+    try {
+      jest.setSystemTime(1_000_000);
+      await search(['v1']);
+      jest.setSystemTime(1_000_000 + COPY_LIFETIME_MS);
+      expect((await search(['v1'])).asked).toEqual([]);
+      jest.setSystemTime(1_000_000 + COPY_LIFETIME_MS + 1);
+      expect((await search(['v1'])).asked).toEqual(['v1']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});

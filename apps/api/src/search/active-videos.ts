@@ -1,0 +1,147 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG } from '@app/shared/config/config.module';
+import type { AppConfig } from '@app/shared/config/config.schema';
+import { MetricsService } from '@app/shared/metrics/metrics.service';
+import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { CoalescingBatcher } from '@app/shared/util/coalescing-batcher';
+import { VideoChangeFeed, type Change } from '@app/shared/video/video-change-feed';
+import { VideoRepository } from '@app/shared/video/video.repository';
+import { ItemHeadCache, renderItemHead, type ItemHead } from './search-page.renderer';
+
+/**
+ * How long a copy read from MySQL is shown without asking MySQL again. The change feed drops a
+ * copy as soon as its row changes; this bounds what a change the feed never carried (a publish
+ * Redis refused for a minute while it answered this process) could show.
+ */
+export const COPY_LIFETIME_MS = 60_000;
+
+/** How long a search waits for the change feed before it asks MySQL about every hit instead. */
+export const FEED_WAIT_MS = 100;
+
+/**
+ * What a search may show of its hits: the active videos among them, as MySQL holds them
+ * (docs/contract.md §7). MySQL is the truth, and the index may lag it; asking MySQL about every
+ * hit of every search was a third of the API's own CPU and most of MySQL's. So this keeps a copy of
+ * each active video it read (its rendered head) and drops the copy when the row changes: each
+ * search first catches up with the change feed (`VideoChangeFeed`: every committed write's ids,
+ * published before the request that made it answers), then shows its copies and asks MySQL about
+ * the rest only.
+ *
+ * - A search catches up with a read of the feed that starts after the search did, so a deletion
+ *   that answered before the search began is always seen (`sync`; reads are shared by the
+ *   searches that wait for the same one).
+ * - A copy read from MySQL is kept only when no change was applied while MySQL was asked: a change
+ *   committed meanwhile may not show in what MySQL answered.
+ * - When the feed cannot be read (Redis away, or slower than `FEED_WAIT_MS`) the search asks MySQL
+ *   about every hit, and every copy is dropped once the feed is back: a change published meanwhile
+ *   may be lost. The same when the feed lost the position read last (trimmed, or Redis lost it).
+ * - A copy lives at most `COPY_LIFETIME_MS`.
+ */
+@Injectable()
+export class ActiveVideos implements OnModuleInit {
+  private readonly copies: ItemHeadCache;
+  /** The feed's position read last; undefined before the first read. */
+  private position: string | undefined;
+  /** Whether the copies follow the feed; false from a failed read until the next one succeeds. */
+  private following = false;
+  /** Moves on whenever copies are dropped, so that a read of MySQL that overlapped it keeps nothing. */
+  private generation = 0;
+  private readonly reads = new CoalescingBatcher<null>(async (waiting) => {
+    await this.catchUp();
+    return waiting.map(() => undefined);
+  });
+
+  constructor(
+    private readonly feed: VideoChangeFeed,
+    private readonly videos: VideoRepository,
+    private readonly queues: JobQueues,
+    private readonly metrics: MetricsService,
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'SEARCH_ITEM_CACHE_MB'>,
+  ) {
+    this.copies = new ItemHeadCache(config.SEARCH_ITEM_CACHE_MB * 2 ** 20);
+  }
+
+  onModuleInit(): void {
+    // This process's own writes reach its copies at once, whatever Redis does.
+    this.feed.onLocalChange((change) => this.apply(change));
+  }
+
+  /**
+   * Catches up with the feed, through a read that starts after this call. Resolves whether the
+   * copies may be shown; never rejects. Start it when a search starts, beside its ranking.
+   */
+  sync(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), FEED_WAIT_MS);
+    });
+    const read = this.reads.add(null).then(
+      () => true,
+      () => false,
+    );
+    return Promise.race([read, waited]).then((caughtUp) => {
+      clearTimeout(timer);
+      if (!caughtUp) this.following = false;
+      return caughtUp;
+    });
+  }
+
+  /**
+   * The heads of the active videos among `ids`: copies when `synced` (what `sync` resolved), the
+   * rest read from MySQL. A hit MySQL does not hold as active means the index lags: its document is
+   * repaired in the background.
+   */
+  async heads(ids: string[], synced: boolean): Promise<Map<string, ItemHead>> {
+    const readAt = Date.now();
+    const heads = new Map<string, ItemHead>();
+    const unknown: string[] = [];
+    for (const id of ids) {
+      const copy = synced ? this.copies.get(id, readAt - COPY_LIFETIME_MS) : undefined;
+      if (copy) heads.set(id, copy);
+      else unknown.push(id);
+    }
+    this.metrics.searchItemCache.inc({ result: 'hit' }, heads.size);
+    this.metrics.searchItemCache.inc({ result: 'miss' }, unknown.length);
+    if (unknown.length === 0) return heads;
+
+    const generation = this.generation;
+    const read = await this.videos.findActiveByIds(unknown);
+    const keep = synced && this.following && generation === this.generation;
+    for (const video of read) {
+      const head = renderItemHead(video);
+      heads.set(video.id, head);
+      if (keep) this.copies.keep(video.id, head, readAt);
+    }
+    for (const id of unknown)
+      if (!heads.has(id)) void this.queues.queueIndexRepair(id, 'stale').catch(() => undefined);
+    return heads;
+  }
+
+  /** One read of the feed, applied; the copies start afresh after a failed read or a lost position. */
+  private async catchUp(): Promise<void> {
+    if (this.position === undefined) {
+      this.position = await this.feed.newestPosition();
+      this.dropAll();
+    } else {
+      const read = await this.feed.read(this.position);
+      if (read.kind === 'lost') this.dropAll();
+      else for (const change of read.changes) this.apply(change);
+      this.position = read.position;
+    }
+    if (!this.following) {
+      this.dropAll();
+      this.following = true;
+    }
+  }
+
+  private apply(change: Change): void {
+    if ('reset' in change) return this.dropAll();
+    for (const id of change.ids) this.copies.drop(id);
+    this.generation += 1;
+  }
+
+  private dropAll(): void {
+    this.copies.clear();
+    this.generation += 1;
+  }
+}

@@ -1,0 +1,176 @@
+import { EventEmitter } from 'node:events';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import {
+  DataSource,
+  type EntityManager,
+  type EntitySubscriberInterface,
+  type TransactionCommitEvent,
+  type TransactionRollbackEvent,
+} from 'typeorm';
+import { REDIS_CLIENT } from '../redis/redis';
+import { jitteredBackoff, type Backoff } from '../util/backoff';
+
+/** The Redis stream of changed videos: each entry names the ids of one committed write, or a reset. */
+export const VIDEO_CHANGES_STREAM = 'video-changes';
+
+/**
+ * Entries the stream keeps (about: Redis trims whole nodes). A reader that fell further behind
+ * finds its position trimmed away and starts afresh.
+ */
+const STREAM_LENGTH = 10_000;
+
+/**
+ * A write of more rows than this (an import, an author's erasure) publishes a reset instead of its
+ * ids: every reader drops everything it holds, and the stream stays small.
+ */
+export const MAX_IDS_PER_CHANGE = 50;
+
+/** What one entry says: these videos changed, or anything may have. */
+export type Change = { ids: string[] } | { reset: true };
+
+/** What a reader learns from reading after its position. */
+export type ChangesRead =
+  /** The entries after the position, and the position after them. */
+  | { kind: 'changes'; changes: Change[]; position: string }
+  /** The position is gone (trimmed, or Redis lost the stream): anything may have changed. */
+  | { kind: 'lost'; position: string };
+
+/** Entries read at once; a reader with more waiting reads again from where this read ended. */
+const READ_COUNT = 1_000;
+
+/** Attempts of a publish that Redis refused, over about a minute. */
+const PUBLISH_ATTEMPTS = 8;
+const PUBLISH_BACKOFF: Backoff = { baseMs: 250, maxMs: 15_000 };
+
+/** Where a transaction's changed ids wait for its commit (TypeORM's per-runner `data`). */
+const PENDING = 'videoChanges';
+
+type PendingData = { [PENDING]?: Set<string> };
+
+/**
+ * The feed of committed changes to videos: what lets a reader keep a copy of video rows (the
+ * API's search heads, apps/api/src/search/active-videos.ts) without asking MySQL each time, and
+ * still never show a row that has changed since.
+ *
+ * Every repository write that changes what a search shows calls `changed` with the ids it wrote.
+ * Inside a transaction the ids wait for the commit (a TypeORM subscriber) and go out before the
+ * transaction's promise resolves, so before the request that made the change answers; a rollback
+ * drops them. Readers read the stream after their last position (`read`). A publish Redis refuses
+ * is retried in the background, and this process's own readers hear of every change at once
+ * (`onLocalChange`), whatever Redis does.
+ */
+@Injectable()
+export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface {
+  private readonly logger = new Logger(VideoChangeFeed.name);
+  private readonly local = new EventEmitter();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+  ) {}
+
+  onModuleInit(): void {
+    this.dataSource.subscribers.push(this);
+  }
+
+  /** Rows `ids` were written through `runner`: published after its transaction commits, or now outside one. */
+  async changed(runner: EntityManager | DataSource, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const queryRunner = 'queryRunner' in runner ? runner.queryRunner : undefined;
+    if (queryRunner?.isTransactionActive) {
+      const data = queryRunner.data as PendingData;
+      const pending = (data[PENDING] ??= new Set());
+      for (const id of ids) pending.add(id);
+      return;
+    }
+    await this.publish(ids);
+  }
+
+  /** TypeORM awaits this before the transaction's promise resolves. Never throws: the commit is done. */
+  async afterTransactionCommit(event: TransactionCommitEvent): Promise<void> {
+    const data = event.queryRunner.data as PendingData;
+    const pending = data[PENDING];
+    delete data[PENDING];
+    if (pending) await this.publish([...pending]);
+  }
+
+  afterTransactionRollback(event: TransactionRollbackEvent): void {
+    delete (event.queryRunner.data as PendingData)[PENDING];
+  }
+
+  /** Calls `listener` with every change this process publishes, as it publishes it. */
+  onLocalChange(listener: (change: Change) => void): void {
+    this.local.on('change', listener);
+  }
+
+  /** The newest position of the stream, to read from (`0-0` when it is empty). */
+  async newestPosition(): Promise<string> {
+    const [newest] = await this.redis.xrevrange(VIDEO_CHANGES_STREAM, '+', '-', 'COUNT', 1);
+    return newest?.[0] ?? '0-0';
+  }
+
+  /** The entries after `position`, in one round trip (the oldest entry kept tells whether `position` still is). */
+  async read(position: string): Promise<ChangesRead> {
+    const results = await this.redis
+      .multi()
+      .xrange(VIDEO_CHANGES_STREAM, '-', '+', 'COUNT', 1)
+      .xrange(VIDEO_CHANGES_STREAM, `(${position}`, '+', 'COUNT', READ_COUNT)
+      .exec();
+    if (!results) throw new Error('the change feed read was discarded');
+    for (const [error] of results) if (error) throw error;
+    const oldest = results[0]![1] as [string, string[]][];
+    const entries = results[1]![1] as [string, string[]][];
+    const newest = entries.at(-1)?.[0] ?? position;
+    // Kept entries start after the position: the position's own entry, and maybe more, are gone.
+    if (position !== '0-0' && (oldest.length === 0 || after(oldest[0]![0], position)))
+      return { kind: 'lost', position: oldest.length === 0 ? '0-0' : newest };
+    return { kind: 'changes', changes: entries.map(([, fields]) => parseChange(fields)), position: newest };
+  }
+
+  private async publish(ids: string[]): Promise<void> {
+    const change: Change = ids.length > MAX_IDS_PER_CHANGE ? { reset: true } : { ids };
+    this.local.emit('change', change);
+    const fields = 'reset' in change ? ['reset', '1'] : ['ids', change.ids.join(' ')];
+    try {
+      await this.append(fields);
+    } catch (error) {
+      // The write is committed and its request answers; the other attempts go on in the background.
+      this.logger.warn(`change feed unreachable, retrying: ${String(error)}`);
+      void this.retry(fields);
+    }
+  }
+
+  private async retry(fields: string[]): Promise<void> {
+    for (let failures = 1; failures < PUBLISH_ATTEMPTS; failures += 1) {
+      await new Promise((resolve) => setTimeout(resolve, jitteredBackoff(failures, PUBLISH_BACKOFF)));
+      try {
+        await this.append(fields);
+        return;
+      } catch {
+        // The next attempt, or the error below.
+      }
+    }
+    this.logger.error(
+      `change feed: ${fields.join(' ')} not published; readers re-check every copy within its lifetime`,
+    );
+  }
+
+  private append(fields: string[]): Promise<string | null> {
+    return this.redis.xadd(VIDEO_CHANGES_STREAM, 'MAXLEN', '~', STREAM_LENGTH, '*', ...fields);
+  }
+}
+
+/** Whether stream id `a` comes after `b` (`<ms>-<seq>`). */
+export function after(a: string, b: string): boolean {
+  const [aMs, aSeq] = a.split('-').map(BigInt) as [bigint, bigint];
+  const [bMs, bSeq] = b.split('-').map(BigInt) as [bigint, bigint];
+  return aMs > bMs || (aMs === bMs && aSeq > bSeq);
+}
+
+/** An entry's fields (`ids <id> <id>…` or `reset 1`); anything else reads as a reset. */
+export function parseChange(fields: string[]): Change {
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    if (fields[i] === 'ids') return { ids: fields[i + 1]!.split(' ').filter(Boolean) };
+  return { reset: true };
+}
