@@ -17,14 +17,14 @@ import type { VideoEntity } from '@app/shared/video/video.entity';
 import { VideoState } from '@app/shared/video/video-state';
 import { completeSort, openContext, PATHS } from './lib/kit';
 import { LANGUAGE_KINDS, languageQueries, type LanguageKind } from './lib/language-queries';
-import { knownItemQueries, type Kind } from './lib/queries';
+import { KINDS, knownItemQueries, type Kind } from './lib/queries';
 import { machine } from './lib/report';
 
 type Ranker = (q: string) => Promise<string[]>;
 
 const PER_KIND = Number(process.env.RELEVANCE_PER_KIND ?? 200);
 
-const KNOWN_ITEM_KINDS: Kind[] = ['exact title', 'partial title', 'title with a typo', 'description words'];
+const KNOWN_ITEM_KINDS: Kind[] = [...KINDS];
 const KNOWN_ITEMS = 'known items';
 const LANGUAGE = 'language kinds';
 type Group = Kind | LanguageKind | typeof KNOWN_ITEMS | typeof LANGUAGE;

@@ -1,20 +1,27 @@
 /**
- * `npm run bench` (and `npm run bench -- --quick`, under 3 minutes): every hot path against its
+ * `npm run bench` (and `npm run bench -- --quick`, under 10 minutes): every hot path against its
  * baseline in the same run, on the local services, reported as ratios. Prints each comparison's
  * figures as it ends, writes docs/benchmarks.md and docs/benchmarks.json, then draws
  * docs/benchmarks.svg. `npm run bench -- --chart` only redraws the chart from docs/benchmarks.json.
  *
  * `--only <steps>` runs some of the steps (comma-separated, in their usual order: delete, purge,
- * reindex, scale, search, metrics-scrape, migration, outbox, outbox-sweep) and writes its report to .cache/bench
- * instead of docs/, so a partial run never replaces the published one. `--scale <n>` (or
- * `BENCH_SCALE`) sets the size of the realistic catalogue the scale step imports and the search step
- * then searches. `search` and `metrics-scrape` alone search whatever the bench's index holds, e.g.
- * the million a previous scale step left (the sample when it holds nothing).
+ * reindex, scale, search, metrics-scrape, migration, outbox, outbox-sweep) and writes its report to
+ * .cache/bench instead of docs/, so a partial run never replaces the published one.
+ *
+ * `scale` is the search matrix: at each size of `--sizes` (or `BENCH_SIZES`; videos of the
+ * realistic catalogue on top of the sample, comma-separated: 0,200000,1000000, or 0,20000 with
+ * `--quick`) it imports the sample and the catalogue into an empty index through the CLI, compares
+ * search on the index as the import left it while videos are deleted and restored through the API
+ * (live), reindexes, and compares again with nothing else running (fresh). `search` runs one such
+ * comparison on whatever the bench's index holds (the sample when it holds nothing), with the churn
+ * when `--churn` is given: the probe of an API change. A full run leaves it out (`scale` measured
+ * it at every size); `metrics-scrape` searches what `scale` left, and `migration` migrates a
+ * scratch database of the largest size.
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
+import { emptyBenchData } from './lib/bench-data';
 import { applyBenchEnv, openBenchContext, PATHS, startApi, VideoImporter } from './lib/kit';
 import {
   machine,
@@ -26,14 +33,17 @@ import {
   type Target,
 } from './lib/report';
 import { writeChart } from './lib/chart';
-import { watchElasticsearch, type CpuSeconds } from './lib/cpu';
+import { watchElasticsearch } from './lib/cpu';
+import { atLeast, atMost, count, cpuPer, loadHeader, ms, rate, row } from './lib/figures';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
 import { benchMetricsScrape } from './metrics-scrape.bench';
 import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
-import { benchScale, type ScaleBench } from './scale.bench';
+import { benchScale, type IndexPhase, type ScaleBench } from './scale.bench';
 import { benchSearch, type SearchBench } from './search.bench';
+import { matrixTable, scaleTable, searchTable, searchTargets, suggestTarget } from './search-matrix';
+import { parseSizes } from './lib/sizes';
 import { benchIdentityMigration } from './identity-migration.bench';
 
 import { benchOutboxPrune } from './outbox.bench';
@@ -51,13 +61,16 @@ const STEPS = [
   'outbox-sweep',
 ] as const;
 type Step = (typeof STEPS)[number];
+/** `search` alone probes whatever the index holds; a full run has measured it within `scale`. */
+const DEFAULT_STEPS = STEPS.filter((step) => step !== 'search');
 
 const { values: options } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     chart: { type: 'boolean', default: false },
     only: { type: 'string' },
-    scale: { type: 'string' },
+    sizes: { type: 'string' },
+    churn: { type: 'boolean', default: false },
   },
 });
 const quick = options.quick;
@@ -67,7 +80,7 @@ if (unknown.length > 0) {
   console.error(`--only: unknown step ${unknown.join(', ')} (steps: ${STEPS.join(', ')})`);
   process.exit(2);
 }
-const steps = new Set<Step>((only as Step[] | undefined) ?? STEPS);
+const steps = new Set<Step>((only as Step[] | undefined) ?? DEFAULT_STEPS);
 /** Where the report goes: a partial run must not replace the published one. */
 const reportDir = only ? PATHS.cache : PATHS.docs;
 
@@ -77,9 +90,16 @@ const ROUNDS = { search: quick ? 2 : 6, purge: quick ? 2 : 4, reindex: quick ? 2
 const SEARCH_SECONDS = quick ? 8 : 48;
 /** Scrapes of the API's metrics port per second while searches are measured beside none. */
 const SCRAPES_PER_SECOND = 100;
-/** Videos of the realistic catalogue: a million, or a small one that keeps `--quick` quick. */
-const SCALE = Number(options.scale ?? process.env.BENCH_SCALE ?? (quick ? 20_000 : 1_000_000));
+/** Videos of the realistic catalogue on top of the sample at each size of the search matrix. */
+const SIZES = parseSizes(
+  options.sizes ?? process.env.BENCH_SIZES ?? (quick ? '0,20000' : '0,200000,1000000'),
+);
 const CONCURRENCY = 16;
+/**
+ * Search connections (issue 31): enough to keep both cores busy on every side, with half the queue
+ * that 16 put in front of each request, so that its latency carries more of its own cost.
+ */
+const SEARCH_CONCURRENCY = 8;
 const MB = 2 ** 20;
 /** Delivered events (each with a delivery) the outbox step prunes. */
 const OUTBOX_EVENTS = quick ? 100_000 : 1_000_000;
@@ -88,45 +108,8 @@ const SWEEP_BACKLOGS = [100, 100_000];
 /** The sample's size: every step but scale, search and the outbox's runs on exactly the sample. */
 const SAMPLE_VIDEOS = 21_713;
 
-const ms = (v: number) => v.toFixed(1);
-const rate = (v: number) => v.toFixed(0);
-const count = (v: number) => v.toLocaleString('en-US');
-/** CPU ms per unit of work for each part; Elasticsearch's JIT compiler share in brackets. */
-const cpuPer = (cpu: CpuSeconds, units: number, parts: string[]) => {
-  const perUnit = (part: string) => (((cpu[part] ?? 0) * 1000) / units).toFixed(2);
-  return parts
-    .map((part) =>
-      part === 'elasticsearch' ? `${perUnit(part)} (${perUnit('elasticsearch-jit')})` : perUnit(part),
-    )
-    .join(' / ');
-};
 const cpuPerVideo = (run: PurgeBench['worker'], node: string) =>
   cpuPer(run.cpu, run.videos, [node, 'elasticsearch', 'mysql', 's3proxy', 'redis']);
-const cpuPerRequest = (run: SearchBench['api']) =>
-  cpuPer(run.cpu, run.requests, ['api', 'elasticsearch', 'mysql', 'bench']);
-/** The columns of a table of `row`s, and what its CPU column holds. */
-const loadHeader = (cpu: string) => ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors', cpu];
-const row = (name: string, s: RunStats) => [
-  name,
-  rate(s.perSecond),
-  ms(s.p50),
-  ms(s.p99),
-  s.requests,
-  s.errors,
-];
-/** Targets on a ratio, named "what, product / baseline". */
-const atLeast = (name: string, ratio: number, bound: number): Target => ({
-  name,
-  value: ratio,
-  goal: `≥ ${bound}`,
-  met: ratio >= bound,
-});
-const atMost = (name: string, ratio: number, bound: number): Target => ({
-  name,
-  value: ratio,
-  goal: `≤ ${bound}`,
-  met: ratio <= bound,
-});
 
 async function main(): Promise<void> {
   if (options.chart) {
@@ -144,23 +127,14 @@ async function main(): Promise<void> {
     console.log(`[bench ${((performance.now() - started) / 1000).toFixed(0)} s] ${message}`);
   try {
     // The sample is the data of every step but the searches, which search what the index holds
-    // (the sample when it holds nothing); the scale step imports its catalogue on top of the sample.
+    // (the sample when it holds nothing); the scale step empties it and imports each size itself.
     const videos = await context.videos.count();
-    // The searches search what the index holds, the sample when it holds nothing; the outbox steps need no videos.
     const needsSample =
-      ['delete', 'purge', 'reindex', 'scale'].some((step) => steps.has(step as Step)) ||
+      ['delete', 'purge', 'reindex'].some((step) => steps.has(step as Step)) ||
       (videos === 0 && ['search', 'metrics-scrape'].some((step) => steps.has(step as Step)));
     if (needsSample && videos !== SAMPLE_VIDEOS) {
       log('resetting the bench database to the sample');
-      // TRUNCATE: a scale run may have left a million rows behind, and as many documents, which
-      // would make every search of the sample a search of a million videos.
-      await context.dataSource.query('TRUNCATE TABLE videos');
-      await context.dataSource.query('TRUNCATE TABLE deletion_audit');
-      for await (const keys of context.storage.listKeys(LEDGER_PREFIX))
-        await context.storage.deleteKeys(keys);
-      for (const index of await context.indexAdmin.aliasTargets())
-        await context.indexAdmin.deleteIndex(index);
-      await context.indexAdmin.ensureAlias();
+      await emptyBenchData(context);
       await context.get(VideoImporter).importFile(PATHS.sample);
       await context.indexAdmin.refresh();
     }
@@ -255,96 +229,73 @@ async function main(): Promise<void> {
       targets.push(atLeast('reindex rate, service / raw bulk', reindexRatio, 0.8));
     }
 
+    /** One search comparison on the index as it is, with the API started for it alone. */
+    const compareSearch = async (churn: boolean): Promise<SearchBench> => {
+      const api = await startApi();
+      try {
+        return await benchSearch(config, context, api.url, {
+          concurrency: SEARCH_CONCURRENCY,
+          seconds: SEARCH_SECONDS,
+          rounds: ROUNDS.search,
+          warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
+          churn,
+        });
+      } finally {
+        await api.process.stop();
+      }
+    };
+
     if (steps.has('scale')) {
-      log(`scale: ${count(SCALE)} videos of the realistic catalogue`);
-      const scale: ScaleBench = await benchScale(context, SCALE);
-      figures.scale = scale;
-      measured({
-        title: `Scale: ${count(scale.videos)} videos (the sample and ${count(SCALE)} of the realistic catalogue)`,
-        header: ['measure', 'value'],
-        rows: [
-          [
-            'catalogue (bench/lib/catalogue.ts: realistic text, owners and dates, learnt from the sample)',
-            scale.generatedSeconds === undefined
-              ? 'reused from .cache/bench'
-              : `generated in ${scale.generatedSeconds.toFixed(0)} s`,
-          ],
-          [
-            'import rate (rows + documents, no media)',
-            `${rate(scale.import.perSecond)} videos/s (${scale.import.seconds.toFixed(0)} s)`,
-          ],
-          ['import peak RSS', `${(scale.import.peakRssBytes / MB).toFixed(0)} MB`],
-          ['reindex', `${scale.reindex.seconds.toFixed(0)} s, ${rate(scale.reindex.perSecond)} docs/s`],
-          ['reindex peak RSS', `${(scale.reindex.peakRssBytes / MB).toFixed(0)} MB`],
-          [
-            'worker peak RSS (throughout, and while reconciling every row)',
-            `${(scale.workerPeakRssBytes / MB).toFixed(0)} MB (reconcile: ${scale.reconcileSeconds.toFixed(0)} s)`,
-          ],
-        ],
-      });
+      const first = tables.length;
+      const runs: ScaleBench[] = [];
+      const matrix: Target[] = [];
+      for (const size of SIZES) {
+        log(`scale: the sample and ${count(size)} videos of the realistic catalogue`);
+        const search = async (phase: IndexPhase) => {
+          log(`search at ${count(SAMPLE_VIDEOS + size)} videos, ${phase}`);
+          const result = await compareSearch(phase === 'live');
+          measured(searchTable(result, phase));
+          matrix.push(...searchTargets(result, phase));
+          return result;
+        };
+        const run = await benchScale(context, size, search);
+        runs.push(run);
+        figures.scale = runs;
+        printTable(scaleTable([run]));
+      }
+      // The matrix's summary first in the report, before each comparison's figures.
+      const summary = matrixTable(runs);
+      tables.splice(first, 0, summary, scaleTable(runs));
+      printTable(summary);
+      const largest = runs.at(-1)!;
       const peak =
-        Math.max(scale.import.peakRssBytes, scale.reindex.peakRssBytes, scale.workerPeakRssBytes) / MB;
-      targets.push({
-        name: `peak RSS MB, worker and CLI at ${scale.videos} videos`,
-        value: peak,
-        goal: '< 512',
-        met: peak < 512,
-      });
+        Math.max(
+          largest.sampleImport.peakRssBytes,
+          largest.catalogueImport?.peakRssBytes ?? 0,
+          largest.reindex.peakRssBytes,
+          largest.workerPeakRssBytes,
+        ) / MB;
+      // The search targets first: they are what issues 19 and 31 are about.
+      targets.unshift(
+        ...matrix,
+        // Issue 20: suggestions answer within the search's latency, at any catalogue size.
+        ...suggestTarget(largest.fresh, 'fresh'),
+        {
+          name: `peak RSS MB, worker and CLI at ${largest.videos} videos`,
+          value: peak,
+          goal: '< 512',
+          met: peak < 512,
+        },
+      );
     }
 
     if (steps.has('search')) {
-      log('search');
-      const api = await startApi();
-      const search = await benchSearch(config, context, api.url, {
-        concurrency: CONCURRENCY,
-        seconds: SEARCH_SECONDS,
-        rounds: ROUNDS.search,
-        warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
-      });
-      await api.process.stop();
+      const phase = options.churn ? 'with churn' : 'quiet';
+      log(`search, ${phase}`);
+      const search = await compareSearch(options.churn);
       figures.search = search;
-      measured({
-        title:
-          `Search at ${count(search.videos)} videos (${CONCURRENCY} connections, ${search.queries} known-item queries from the index, ` +
-          `${SEARCH_SECONDS} s each in ${ROUNDS.search} alternating rounds, a b c c b a…, after a warm-up of ${search.warmUp.seconds.toFixed(0)} s ` +
-          `that ended with Elasticsearch's JIT compiler at ${(search.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
-        header: loadHeader('CPU ms per request: API / ES (of it JIT compiler) / MySQL / load generator'),
-        rows: [
-          [
-            ...row('API (auth, validation, Elasticsearch, MySQL check)', search.api),
-            cpuPerRequest(search.api),
-          ],
-          [
-            ...row('Elasticsearch direct, plain multi_match (title^3, description)', search.plain),
-            cpuPerRequest(search.plain),
-          ],
-          [
-            ...row("Elasticsearch direct, the API's own body", search.elasticsearch),
-            cpuPerRequest(search.elasticsearch),
-          ],
-          [
-            ...row('API suggestions (the same queries cut as typed)', search.suggest),
-            cpuPerRequest(search.suggest),
-          ],
-          ...(search.mysqlFulltext
-            ? [[...row('MySQL FULLTEXT, natural language', search.mysqlFulltext), '']]
-            : []),
-        ],
-      });
-      // The search targets first: they are what issue 19 is about.
-      const { api: viaApi, plain, elasticsearch: sameBody, suggest } = search;
-      targets.unshift(
-        atMost('search p50, API / plain multi_match', viaApi.p50 / plain.p50, 1.3),
-        atLeast('search throughput, API / plain multi_match', viaApi.perSecond / plain.perSecond, 0.8),
-        atMost("search p50, API / Elasticsearch with the API's body", viaApi.p50 / sameBody.p50, 1.2),
-        atLeast(
-          "search throughput, API / Elasticsearch with the API's body",
-          viaApi.perSecond / sameBody.perSecond,
-          0.8,
-        ),
-        // Issue 20: suggestions answer within the search's latency, at any catalogue size.
-        atMost('suggest p50 / search p50, both through the API', suggest.p50 / viaApi.p50, 1),
-      );
+      measured(searchTable(search, phase));
+      targets.unshift(...searchTargets(search, phase), ...suggestTarget(search, phase));
     }
 
     if (steps.has('metrics-scrape')) {
@@ -387,7 +338,7 @@ async function main(): Promise<void> {
     }
 
     if (steps.has('migration')) {
-      const videos = SCALE + SAMPLE_VIDEOS;
+      const videos = Math.max(...SIZES) + SAMPLE_VIDEOS;
       log(`migration: exact identities at ${count(videos)} videos`);
       const migration = await benchIdentityMigration(config, videos, log);
       figures.identityMigration = migration;

@@ -1,18 +1,33 @@
 import { ADDED_JOB_RETENTION, JobQueues } from '@app/shared/queue/job-queues.service';
+import { emptyBenchData } from './lib/bench-data';
 import { catalogueFile } from './lib/catalogue';
 import { PATHS, peakRss, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
+import type { SearchBench } from './search.bench';
+
+/** The index's two states at each size: as the import left it, under churn; merged by a reindex, quiet. */
+export type IndexPhase = 'live' | 'fresh';
 
 export interface ScaleBench {
+  /** Videos of the realistic catalogue on top of the sample. */
+  catalogue: number;
+  /** Videos imported in all. */
   videos: number;
-  /** Seconds this run took to generate the catalogue; absent when it reused the cached file. */
+  /** Seconds this run took to generate the catalogue; absent when it reused the cached file (or had none). */
   generatedSeconds?: number;
-  import: ProcessRun;
+  /** The sample, imported through the CLI into an empty index. */
+  sampleImport: ProcessRun;
+  /** The catalogue, imported through the CLI on top of the sample; absent at size 0. */
+  catalogueImport?: ProcessRun;
+  live: SearchBench;
   reindex: ProcessRun;
+  fresh: SearchBench;
   workerPeakRssBytes: number;
   /** How long the worker took to reconcile every row against the index. */
   reconcileSeconds: number;
 }
+
+const IMPORTED = /Imported (\d+) of \d+ records in ([\d.]+) s/;
 
 /** Has the worker reconcile the whole index against MySQL (a `reconcile-index` job) and waits for it. */
 async function reconcileInWorker(context: BenchContext): Promise<number> {
@@ -31,34 +46,54 @@ async function reconcileInWorker(context: BenchContext): Promise<number> {
 }
 
 /**
- * Imports `count` videos of the realistic catalogue through the CLI, rebuilds the index from MySQL,
- * and has a worker reconcile every row: rates and peak memory at scale. The search comparison then
- * runs on the index this leaves (search.bench.ts).
+ * One size of the search matrix: the sample and `catalogue` videos of the realistic catalogue
+ * imported through the CLI into an empty index (rates and peak memory), searched as the import
+ * left it while videos are deleted and restored (`search('live')`), rebuilt by `cli reindex`
+ * (which merges it), searched again with nothing else running (`search('fresh')`), and reconciled
+ * row by row by a worker (its peak memory).
+ *
+ * Every size starts from empty rather than importing only what the last size lacked: the live
+ * index must be what imports leave, and the reindex before it has merged the last size's
+ * documents into one segment, which the next size's live index would otherwise carry (a tenth of
+ * it at 221,713 videos, a fifth at 1,021,713). The sizes grow tenfold, so this costs a quarter
+ * more importing in a full run. (Nor is a small catalogue the start of a larger one: its owners are
+ * drawn from a pool sized to it.)
  */
-export async function benchScale(context: BenchContext, count: number): Promise<ScaleBench> {
-  // A realistic catalogue (bench/lib/catalogue.ts), on top of the sample already imported. No
-  // media objects: the scale run measures rows and the index; media deletion is the purge's.
-  const { path: file, generatedSeconds } = await catalogueFile(count, {
-    sample: PATHS.sample,
-    cacheDir: PATHS.cache,
-  });
-  // A worker runs throughout, and walks every row with the reconciler once they are all there:
-  // its memory must stay flat too. (Its schedule is hourly, so only the walk asked for below runs.)
+export async function benchScale(
+  context: BenchContext,
+  catalogue: number,
+  search: (phase: IndexPhase) => Promise<SearchBench>,
+): Promise<ScaleBench> {
+  // A realistic catalogue (bench/lib/catalogue.ts) on top of the sample. No media objects: the
+  // scale run measures rows and the index; media deletion is the purge's.
+  const file =
+    catalogue > 0
+      ? await catalogueFile(catalogue, { sample: PATHS.sample, cacheDir: PATHS.cache })
+      : undefined;
+  await emptyBenchData(context);
+  const importing = (path: string) =>
+    measuredCli(['import', path, '--no-progress', '--batch-size', '1000'], IMPORTED);
+  const sampleImport = await importing(PATHS.sample);
+  const catalogueImport = file ? await importing(file.path) : undefined;
+  const videos = await context.videos.count();
+  const live = await search('live');
+  const reindex = await measuredCli(['reindex', '--no-progress'], REINDEXED);
+  const fresh = await search('fresh');
+  // A worker reconciles every row once they are all there: its memory must stay flat too. (Its
+  // schedule is hourly, so only the walk asked for below runs.)
   const worker = await startWorker({ RECONCILE_INTERVAL_MS: '3600000' });
   const workerRss = peakRss(worker.child.pid!);
   try {
-    const imported = await measuredCli(
-      ['import', file, '--no-progress', '--batch-size', '1000'],
-      /Imported (\d+) of \d+ records in ([\d.]+) s/,
-    );
-    const reindexed = await measuredCli(['reindex', '--no-progress'], REINDEXED);
-
     const reconcileSeconds = await reconcileInWorker(context);
     return {
-      videos: await context.videos.count(),
-      generatedSeconds,
-      import: imported,
-      reindex: reindexed,
+      catalogue,
+      videos,
+      ...(file?.generatedSeconds === undefined ? {} : { generatedSeconds: file.generatedSeconds }),
+      sampleImport,
+      ...(catalogueImport ? { catalogueImport } : {}),
+      live,
+      reindex,
+      fresh,
       workerPeakRssBytes: await workerRss.stop(),
       reconcileSeconds,
     };

@@ -1,34 +1,48 @@
-import { createPool } from 'mysql2/promise';
 import type { estypes } from '@elastic/elasticsearch';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { VideoState } from '@app/shared/video/video-state';
+import { startChurn, videosNeeded, type ChurnFigures, type ChurnRate, type Stretch } from './lib/churn';
 import type { CpuSeconds } from './lib/cpu';
-import { benchToken, buildSearchRequests, typoSuggestions, type BenchContext } from './lib/kit';
-import { alternatingLoads, warmUp, type HttpLoad, type WarmUp } from './lib/load';
-import { asTyped, queryMix } from './lib/queries';
-import { closedLoop, type RunStats } from './lib/stats';
+import { benchToken, buildSearchRequests, PATHS, typoSuggestions, type BenchContext } from './lib/kit';
+import { alternatingLoads, warmUp, type Alongside, type HttpLoad, type WarmUp } from './lib/load';
+import { asTyped, sampleQueryMix } from './lib/queries';
+import type { RunStats } from './lib/stats';
 
 const PAGE = 20;
-/**
- * MySQL FULLTEXT is measured up to this many videos only: at 71,713 it built its index in about
- * 20 s and answered in 2.3 s at the median, 4 a second; at a million it would take minutes to
- * build for a handful of answers, beside baselines that answer hundreds.
- */
-const FULLTEXT_MAX_VIDEOS = 100_000;
+/** Soft deletes a second while a live index is searched, and as many restores, each a second later. */
+export const CHURN: ChurnRate = { perSecond: 20, lagMs: 1000 };
+
+type Side = 'api' | 'plain' | 'elasticsearch' | 'suggest';
+export type SideRun = RunStats & { cpu: CpuSeconds };
+
+/** The index behind the alias as the searches found it: its shape is half of what they cost. */
+export interface IndexState {
+  /** Lucene segments of the primaries: each search visits every one. */
+  segments: number;
+  /** Documents deleted or replaced and not yet merged away, which searches still step over. */
+  deletedDocs: number;
+}
 
 export interface SearchBench {
-  /** Active videos in the index searched. */
+  /** Active videos in the index searched, before any churn. */
   videos: number;
-  /** Distinct queries in the mix. */
+  /** Queries in the mix. */
   queries: number;
-  api: RunStats & { cpu: CpuSeconds };
+  concurrency: number;
+  /** Measured seconds per side, in how many alternating rounds. */
+  seconds: number;
+  rounds: number;
+  /** The index when the measured rounds began, and when they ended (merges go on under churn). */
+  index: { before: IndexState; after: IndexState };
+  api: SideRun;
   /** The plain `multi_match` a user would write instead, straight to Elasticsearch. */
-  plain: RunStats & { cpu: CpuSeconds };
+  plain: SideRun;
   /** The API's own request body, straight to Elasticsearch: what the API adds to its query. */
-  elasticsearch: RunStats & { cpu: CpuSeconds };
-  /** `GET /api/videos/suggest` with the same queries cut as if still being typed. */
-  suggest: RunStats & { cpu: CpuSeconds };
-  mysqlFulltext?: RunStats;
+  elasticsearch: SideRun;
+  /** `GET /api/videos/suggest` with the same queries cut as if still being typed (quiet runs only). */
+  suggest?: SideRun;
+  /** The churn beside the searches: each side's rounds, and the whole run (warm-up included). */
+  churn?: { rate: ChurnRate; sides: Partial<Record<Side, ChurnFigures>>; total: ChurnFigures };
   warmUp: WarmUp;
 }
 
@@ -71,13 +85,37 @@ export function plainBody(q: string): estypes.SearchRequest {
 }
 
 /**
+ * The videos the churn deletes and restores: random active ones in a fixed order (a seeded
+ * RAND), 2,000 of them, so that each comes round every 100 s, long after its restore.
+ */
+async function churnVideos(context: BenchContext): Promise<string[]> {
+  const rows: { id: string }[] = await context.dataSource.query(
+    'SELECT id FROM videos WHERE state = ? ORDER BY RAND(31) LIMIT ?',
+    [VideoState.Active, Math.max(2_000, videosNeeded(CHURN))],
+  );
+  return rows.map((row) => row.id);
+}
+
+async function indexState(context: BenchContext, alias: string): Promise<IndexState> {
+  const stats = await context.engine.indices.stats({ index: alias, metric: ['segments', 'docs'] });
+  return {
+    segments: stats._all.primaries?.segments?.count ?? 0,
+    deletedDocs: stats._all.primaries?.docs?.deleted ?? 0,
+  };
+}
+
+/**
  * The same query mix at the same concurrency, in one run, on the index as it is: through the API
  * (auth, validation, Elasticsearch, the MySQL check of every page); a plain `multi_match` straight
- * to Elasticsearch, the baseline a user would pick; the very body the API sends, straight to
- * Elasticsearch, so that what the API's query costs and what the API around it costs show apart;
- * the API's title suggestions for the same queries cut short, which a search box asks for as it is
- * typed; and, after them and on small catalogues only, MySQL FULLTEXT, what a small team would build
- * without a search engine.
+ * to Elasticsearch, the baseline a user would pick; and the very body the API sends, straight to
+ * Elasticsearch, so that what the API's query costs and what the API around it costs show apart.
+ * The mix is the sample's known items (`sampleQueryMix`), short texts whose engine cost is low, so
+ * that the API's own cost shows.
+ *
+ * With `churn`, soft deletes and restores run through the API at `CHURN`'s rate from before the
+ * warm-up to after the last round, so every side's rounds share the same churn; its requests are
+ * not searches, and are reported apart. Without it, the API's title suggestions for the same
+ * queries cut short, which a search box asks for as it is typed, are a fourth side.
  */
 export async function benchSearch(
   config: AppConfig,
@@ -88,6 +126,7 @@ export async function benchSearch(
     seconds,
     rounds,
     warmUpSeconds,
+    churn: withChurn = false,
   }: {
     concurrency: number;
     /** Measured seconds per side, over all rounds. */
@@ -95,11 +134,13 @@ export async function benchSearch(
     rounds: number;
     /** At least, then until Elasticsearch's JIT has settled, at most. */
     warmUpSeconds: { min: number; max: number };
+    churn?: boolean;
   },
 ): Promise<SearchBench> {
-  const queries = await queryMix(context.dataSource);
+  const queries = await sampleQueryMix(PATHS.sample);
   const q = (i: number) => queries[i % queries.length]!;
   const index = config.ELASTICSEARCH_INDEX;
+  const token = benchToken();
   const engine = (
     body: (i: number) => { path: string; body: string },
   ): Omit<HttpLoad, 'durationSeconds'> => ({
@@ -109,63 +150,84 @@ export async function benchSearch(
     request: body,
     concurrency,
   });
+  const throughApi = (path: (i: number) => string): Omit<HttpLoad, 'durationSeconds'> => ({
+    url: apiUrl,
+    headers: { authorization: `Bearer ${token}` },
+    request: (i: number) => ({ path: path(i) }),
+    concurrency,
+  });
+  // Only the sides present are run (`alternatingLoads` goes by the object's keys).
   const loads = {
-    api: {
-      url: apiUrl,
-      headers: { authorization: `Bearer ${benchToken()}` },
-      request: (i: number) => ({ path: `/api/videos/search?q=${encodeURIComponent(q(i))}&limit=${PAGE}` }),
-      concurrency,
-    },
+    api: throughApi((i) => `/api/videos/search?q=${encodeURIComponent(q(i))}&limit=${PAGE}`),
     plain: engine((i) => ({ path: `/${index}/_search`, body: JSON.stringify(plainBody(q(i))) })),
     elasticsearch: engine((i) => apiBody(q(i), index)),
-    suggest: {
-      url: apiUrl,
-      headers: { authorization: `Bearer ${benchToken()}` },
-      request: (i: number) => ({ path: `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}` }),
-      concurrency,
-    },
-  };
-  // Warm-up (JIT, connection pools, index caches), then the sides alternate. The API's CPU per
-  // request keeps falling for about 20 s of load while V8 optimises it; a fresh Elasticsearch
-  // node compiles for minutes (docs/benchmarking.md).
-  const warmed = await warmUp(loads, {
-    roundSeconds: Math.min(10, warmUpSeconds.min / 2),
-    minSeconds: warmUpSeconds.min,
-    maxSeconds: warmUpSeconds.max,
-    settledJitShare: 0.01,
-  });
-  const measured = await alternatingLoads(loads, { rounds, seconds: seconds / rounds });
+    ...(withChurn
+      ? {}
+      : { suggest: throughApi((i) => `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}`) }),
+  } as Record<Side, Omit<HttpLoad, 'durationSeconds'>>;
   const videos = await context.videos.count();
-  const result = { videos, queries: queries.length, ...measured, warmUp: warmed };
-  if (videos > FULLTEXT_MAX_VIDEOS) return result;
-  return { ...result, mysqlFulltext: await mysqlFulltext(config, context, q, { concurrency, seconds }) };
-}
-
-/** MySQL FULLTEXT natural-language search of the same queries, on a copy of the active rows. */
-async function mysqlFulltext(
-  config: AppConfig,
-  context: BenchContext,
-  q: (i: number) => string,
-  { concurrency, seconds }: { concurrency: number; seconds: number },
-): Promise<RunStats> {
-  await context.dataSource.query('DROP TABLE IF EXISTS bench_fulltext');
-  await context.dataSource.query(
-    "CREATE TABLE bench_fulltext ENGINE=InnoDB AS SELECT id, title, description, published_at FROM videos WHERE state = 'active'",
-  );
-  await context.dataSource.query('ALTER TABLE bench_fulltext ADD FULLTEXT INDEX ft (title, description)');
-  const pool = createPool({ uri: config.DATABASE_URL, connectionLimit: concurrency });
+  const churn = withChurn ? startChurn(apiUrl, token, await churnVideos(context), CHURN) : undefined;
+  const stretches: Partial<Record<Side, Stretch[]>> = {};
+  const churnOf =
+    (side: Side): Alongside =>
+    () => {
+      const from = churn!.mark();
+      return {
+        stop: () => {
+          (stretches[side] ??= []).push([from, churn!.mark()]);
+          return Promise.resolve();
+        },
+      };
+    };
+  let measured: Record<Side, SideRun>;
+  let warmed: WarmUp;
+  let before: IndexState;
+  let after: IndexState;
+  let total: ChurnFigures | undefined;
   try {
-    const sql =
-      'SELECT id, MATCH(title, description) AGAINST (? IN NATURAL LANGUAGE MODE) AS score FROM bench_fulltext ' +
-      'WHERE MATCH(title, description) AGAINST (? IN NATURAL LANGUAGE MODE) ORDER BY score DESC, published_at DESC, id LIMIT 20';
-    return await closedLoop(
-      async (i) => {
-        await pool.query(sql, [q(i), q(i)]);
-      },
-      { concurrency, durationMs: (seconds / 2) * 1000 },
-    );
+    // Warm-up (JIT, connection pools, index caches), then the sides alternate. The API's CPU per
+    // request keeps falling for about 20 s of load while V8 optimises it; a fresh Elasticsearch
+    // node compiles for minutes (docs/benchmarking.md).
+    warmed = await warmUp(loads, {
+      roundSeconds: Math.min(10, warmUpSeconds.min / 2),
+      minSeconds: warmUpSeconds.min,
+      maxSeconds: warmUpSeconds.max,
+      settledJitShare: 0.01,
+    });
+    before = await indexState(context, index);
+    measured = await alternatingLoads(loads, {
+      rounds,
+      seconds: seconds / rounds,
+      alongside: churn
+        ? { api: churnOf('api'), plain: churnOf('plain'), elasticsearch: churnOf('elasticsearch') }
+        : {},
+    });
+    after = await indexState(context, index);
   } finally {
-    await pool.end();
-    await context.dataSource.query('DROP TABLE IF EXISTS bench_fulltext');
+    // Also after an error: no video stays deleted.
+    total = await churn?.stop();
   }
+  const { suggest, ...compared } = measured;
+  return {
+    videos,
+    queries: queries.length,
+    concurrency,
+    seconds,
+    rounds,
+    index: { before, after },
+    ...compared,
+    ...(suggest ? { suggest } : {}),
+    ...(churn
+      ? {
+          churn: {
+            rate: CHURN,
+            sides: Object.fromEntries(
+              Object.entries(stretches).map(([side, of]) => [side, churn.figures(of)]),
+            ),
+            total: total!,
+          },
+        }
+      : {}),
+    warmUp: warmed,
+  };
 }

@@ -86,6 +86,23 @@ describe('chartSvg', () => {
     expect(Number(bar![1]) + Number(bar![2])).toBeGreaterThan(Number(baseline![1]));
   });
 
+  it('widens the chart for long names rather than squeeze the bars', () => {
+    const width = (svg: string) => Number(/<svg [^>]*width="(\d+)"/.exec(svg)![1]);
+    const barWidth = (svg: string) =>
+      Number(/<rect class="bar" x="[\d.]+" y="[\d.]+" width="([\d.]+)"/.exec(svg)![1]);
+    const short = chartSvg(report([target('p50, API / plain', 1, '≤ 1.2', true)]));
+    const long = chartSvg(
+      report([
+        target('search p50 at 1,021,713 videos, fresh, the longest name yet: API / plain', 1, '≤ 1.2', true),
+      ]),
+    );
+    expect(width(short)).toBe(960);
+    expect(width(long)).toBeGreaterThan(960);
+    // A ratio of 1 on an axis to 1.6 × 1.05, over at least 480 px of plot.
+    expect(barWidth(long)).toBeGreaterThanOrEqual(480 / (1.6 * 1.05) - 0.1);
+    expect(barWidth(short)).toBeGreaterThan(barWidth(long));
+  });
+
   it('escapes names and goals, so that any text stays XML', () => {
     const hostile = target(`a <b> & "c" 'd' / e]]>`, 0.5, '< 1 & > 0', false);
     const svg = chartSvg(report([hostile]));

@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import type { Report, Target } from './report';
 
 const WIDTH = 960;
+/** The bars' room at the least, however long the names beside them (a size and a state in each). */
+const MIN_PLOT_WIDTH = 480;
 const ROW = 34;
 const GAP = 14;
 const FONT = 14;
@@ -43,7 +45,8 @@ export function chartSvg(report: Pick<Report, 'targets' | 'date' | 'mode'>): str
   const labelWidth = Math.ceil(Math.max(10, ...report.targets.map((t) => t.name.length)) * CHAR_WIDTH);
   const left = 20 + labelWidth + 10;
   // Room on the right for the value and goal printed after the longest bar.
-  const plotWidth = WIDTH - left - 150;
+  const width = Math.max(WIDTH, left + MIN_PLOT_WIDTH + 150);
+  const plotWidth = width - left - 150;
   const parts: string[] = [];
   let y = 34;
 
@@ -111,7 +114,7 @@ export function chartSvg(report: Pick<Report, 'targets' | 'date' | 'mode'>): str
   const height = Math.ceil(y + 10);
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif" font-size="${FONT}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="${FONT}">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
     ...parts,
     '</svg>',

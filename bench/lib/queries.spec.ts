@@ -1,4 +1,4 @@
-import { asTyped, knownItemQueries, type KnownVideo } from './queries';
+import { asTyped, KINDS, knownItemMix, knownItemQueries, type KnownVideo } from './queries';
 
 const videos: KnownVideo[] = Array.from({ length: 200 }, (_, i) => ({
   id: `video-${i}`,
@@ -40,6 +40,31 @@ describe('knownItemQueries', () => {
     );
     const targets = knownItemQueries(shared, 20).map((query) => Number(query.target.split('-')[1]));
     expect(targets.every((i) => i >= 150)).toBe(true);
+  });
+});
+
+describe('knownItemMix', () => {
+  it('asks exactly as many of each kind, the kinds in turn', () => {
+    const mix = knownItemMix(videos, 25);
+    expect(mix).toHaveLength(100);
+    const items = knownItemQueries(videos, 40);
+    const kindOf = new Map(items.map((item) => [item.q, item.kind]));
+    expect(mix.slice(0, 8).map((q) => kindOf.get(q))).toEqual([...KINDS, ...KINDS]);
+    for (const kind of KINDS) expect(mix.filter((q) => kindOf.get(q) === kind)).toHaveLength(25);
+  });
+
+  it('is the same for the same videos, and within the API’s limit on q', () => {
+    expect(knownItemMix(videos, 25)).toEqual(knownItemMix(videos, 25));
+    const some = videos.map((video, i) =>
+      i % 10 === 0 ? { ...video, title: `${video.title} ${'very '.repeat(60)}long` } : video,
+    );
+    for (const q of knownItemMix(some, 25)) expect(q.length).toBeLessThanOrEqual(256);
+  });
+
+  it('refuses videos too few for the mix rather than ask fewer questions', () => {
+    // No word of five letters or more: no title can be misspelt the way the mix misspells.
+    const short = videos.map((video, i) => ({ ...video, title: `Talk no ${i} on sets` }));
+    expect(() => knownItemMix(short, 25)).toThrow(/too few known items/);
   });
 });
 

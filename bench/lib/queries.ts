@@ -1,7 +1,9 @@
 import type { DataSource } from 'typeorm';
+import { openJsonLines } from '@app/shared/catalogue/jsonl-reader';
 import { seeded } from './random';
 
-export type Kind = 'exact title' | 'partial title' | 'title with a typo' | 'description words';
+export const KINDS = ['exact title', 'partial title', 'title with a typo', 'description words'] as const;
+export type Kind = (typeof KINDS)[number];
 
 /** A query a user who knows one video would type, and that video's id. */
 export interface KnownItem {
@@ -99,6 +101,45 @@ export async function queryMix(dataSource: DataSource, perKind = 125): Promise<s
   return knownItemQueries(rows, perKind)
     .map((item) => item.q.trim())
     .filter((q) => q.length > 0 && q.length <= MAX_QUERY);
+}
+
+/**
+ * Exactly `perKind` queries of each of the four kinds, interleaved as `knownItemQueries` gives
+ * them, within the API's limit on `q`. That builder skips a typo or a description it cannot make,
+ * so it is asked for twice as many (its first queries are the same however many it is asked for) and cut: the mix keeps its proportions whatever the videos.
+ */
+export function knownItemMix(videos: KnownVideo[], perKind: number, seed = 42): string[] {
+  const usable = (item: KnownItem) => item.q.trim().length > 0 && item.q.trim().length <= MAX_QUERY;
+  const byKind = new Map<Kind, string[]>(KINDS.map((kind) => [kind, []]));
+  for (const item of knownItemQueries(videos, perKind * 2, seed).filter(usable)) {
+    const queries = byKind.get(item.kind)!;
+    if (queries.length < perKind) queries.push(item.q.trim());
+  }
+  const kinds = [...byKind.values()];
+  if (kinds.some((queries) => queries.length < perKind))
+    throw new Error(`too few known items in ${videos.length} videos for ${perKind} queries of each kind`);
+  return Array.from({ length: perKind }, (_, i) => kinds.map((queries) => queries[i]!)).flat();
+}
+
+/**
+ * The search comparison's query mix: 400 known-item queries (100 of each kind) built from the
+ * sample (data/pyvideo.jsonl.gz), as people type them: whole titles, parts of titles, titles with a
+ * typo, words of a description. From the sample, not from what the index holds, so that every
+ * catalogue size and every run is asked the same questions, about videos a person could know.
+ */
+export async function sampleQueryMix(samplePath: string, perKind = 100): Promise<string[]> {
+  const source = await openJsonLines(samplePath);
+  const videos: KnownVideo[] = [];
+  for await (const { value, error } of source.lines()) {
+    if (error) throw new Error(`${samplePath}: ${error}`);
+    const { slug, title, description } = value as {
+      slug: string;
+      title: string;
+      description?: string | null;
+    };
+    videos.push({ id: slug, title, description: description ?? '' });
+  }
+  return knownItemMix(videos, perKind);
 }
 
 /** The suggest route's limit on `q` (docs/contract.md §7.2). */

@@ -1,0 +1,43 @@
+/** How the bench writes its figures and targets: the same rounding and names in every table. */
+import type { CpuSeconds } from './cpu';
+import type { Target } from './report';
+import type { RunStats } from './stats';
+
+export const ms = (v: number) => v.toFixed(1);
+export const rate = (v: number) => v.toFixed(0);
+export const count = (v: number) => v.toLocaleString('en-US');
+
+/** CPU ms per unit of work for each part; Elasticsearch's JIT compiler share in brackets. */
+export const cpuPer = (cpu: CpuSeconds, units: number, parts: string[]) => {
+  const perUnit = (part: string) => (((cpu[part] ?? 0) * 1000) / units).toFixed(2);
+  return parts
+    .map((part) =>
+      part === 'elasticsearch' ? `${perUnit(part)} (${perUnit('elasticsearch-jit')})` : perUnit(part),
+    )
+    .join(' / ');
+};
+
+/** The columns of a table of `row`s, and what its CPU column holds. */
+export const loadHeader = (cpu: string) => ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors', cpu];
+export const row = (name: string, s: RunStats) => [
+  name,
+  rate(s.perSecond),
+  ms(s.p50),
+  ms(s.p99),
+  s.requests,
+  s.errors,
+];
+
+/** Targets on a ratio, named "what, product / baseline". */
+export const atLeast = (name: string, ratio: number, bound: number): Target => ({
+  name,
+  value: ratio,
+  goal: `≥ ${bound}`,
+  met: ratio >= bound,
+});
+export const atMost = (name: string, ratio: number, bound: number): Target => ({
+  name,
+  value: ratio,
+  goal: `≤ ${bound}`,
+  met: ratio <= bound,
+});
