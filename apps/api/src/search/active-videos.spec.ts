@@ -59,7 +59,7 @@ describe('ActiveVideos', () => {
   /** One search's check of its hits: what it shows, and which hits MySQL was asked about. */
   const search = async (ids: string[]) => {
     videos.asked = [];
-    const heads = await active.heads(ids, await active.sync());
+    const heads = await active.heads(ids, await active.sync()());
     return { shown: [...heads.keys()], asked: [...videos.asked] };
   };
   const deleteInMySql = (id: string) => videos.rows.delete(id);
@@ -91,41 +91,40 @@ describe('ActiveVideos', () => {
       // (the old row) is on its way.
       videos.rows.set('v1', summary('v1', 'Renamed'));
       feed.publish({ ids: ['v1'] });
-      await active.sync();
+      await active.sync()();
     };
     await search(['v1']);
     videos.during = undefined;
-    const again = await active.heads(['v1'], await active.sync());
+    const again = await active.heads(['v1'], await active.sync()());
     expect(again.get('v1')!.toString()).toContain('Renamed');
   });
 
   it('a search waits for a read of the feed that started after it did', async () => {
     await search(['v1']);
+    const early = active.sync(); // a search that began before the deletion below
     feed.hold();
-    const before = active.sync(); // a read goes out now, before the deletion below
+    const sent = early(); // its read goes out now
     deleteInMySql('v1');
     feed.publish({ ids: ['v1'] });
-    const after = active.sync(); // must not share the read already under way
+    const late = active.sync(); // began after the deletion answered: the read under way is too old
+    const lateCaughtUp = late();
     feed.release();
-    await before;
-    // The second read is sent once the first is back; let it through too.
+    await sent;
     await new Promise((resolve) => setImmediate(resolve));
     feed.release();
-    expect([...(await active.heads(['v1'], await after)).keys()]).toEqual([]);
+    expect([...(await active.heads(['v1'], await lateCaughtUp)).keys()]).toEqual([]);
   });
 
-  it('shares one read among the searches that wait for the same one', async () => {
+  it('serves every search that began before a read with that read', async () => {
     await search(['v1']);
-    feed.hold();
-    const first = active.sync();
-    const waiting = Array.from({ length: 10 }, () => active.sync());
+    const searches = Array.from({ length: 10 }, () => active.sync());
     const reads = feed.reads;
-    feed.release();
-    await first;
-    await new Promise((resolve) => setImmediate(resolve));
-    feed.release();
-    await Promise.all(waiting);
+    // The first to need its check sends a read; the others began before it and share it.
+    expect(await Promise.all(searches.map((caughtUp) => caughtUp()))).toEqual(searches.map(() => true));
     expect(feed.reads - reads).toBe(1);
+    // A search that begins now needs a read of its own.
+    await active.sync()();
+    expect(feed.reads - reads).toBe(2);
   });
 
   it('asks MySQL about every hit while the feed cannot be read, and starts afresh after', async () => {

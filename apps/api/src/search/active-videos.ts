@@ -3,8 +3,7 @@ import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { CoalescingBatcher } from '@app/shared/util/coalescing-batcher';
-import { VideoChangeFeed, type Change } from '@app/shared/video/video-change-feed';
+import { after, VideoChangeFeed, type Change } from '@app/shared/video/video-change-feed';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import { ItemHeadCache, renderItemHead, type ItemHead } from './search-page.renderer';
 
@@ -27,9 +26,11 @@ export const FEED_WAIT_MS = 100;
  * published before the request that made it answers), then shows its copies and asks MySQL about
  * the rest only.
  *
- * - A search catches up with a read of the feed that starts after the search did, so a deletion
- *   that answered before the search began is always seen (`sync`; reads are shared by the
- *   searches that wait for the same one).
+ * - A search catches up with a read of the feed that started after the search did, so a deletion
+ *   that answered before the search began is always seen (`sync`). The read starts when the
+ *   search needs it (its ranking is back), and serves every search that began before it started:
+ *   under load, one read of Redis for several searches, and the search that sends it waits one
+ *   round trip.
  * - A copy read from MySQL is kept only when no change was applied while MySQL was asked: a change
  *   committed meanwhile may not show in what MySQL answered.
  * - When the feed cannot be read (Redis away, or slower than `FEED_WAIT_MS`) the search asks MySQL
@@ -46,10 +47,10 @@ export class ActiveVideos implements OnModuleInit {
   private following = false;
   /** Moves on whenever copies are dropped, so that a read of MySQL that overlapped it keeps nothing. */
   private generation = 0;
-  private readonly reads = new CoalescingBatcher<null>(async (waiting) => {
-    await this.catchUp();
-    return waiting.map(() => undefined);
-  });
+  /** Orders the searches' starts and the feed's reads: a read serves the searches stamped before it. */
+  private clock = 0;
+  /** The read of the feed started last: its stamp, and whether it caught up. */
+  private latest: { stamp: number; caughtUp: Promise<boolean> } | undefined;
 
   constructor(
     private readonly feed: VideoChangeFeed,
@@ -67,15 +68,28 @@ export class ActiveVideos implements OnModuleInit {
   }
 
   /**
-   * Catches up with the feed, through a read that starts after this call. Resolves whether the
-   * copies may be shown; never rejects. Start it when a search starts, beside its ranking.
+   * Marks a search's start. The function it returns catches up with the feed through a read that
+   * started after this call (the latest such read, or a new one), and resolves whether the copies
+   * may be shown; it never rejects. Call it once the search needs its hits checked.
    */
-  sync(): Promise<boolean> {
+  sync(): () => Promise<boolean> {
+    const started = ++this.clock;
+    return () => {
+      const latest = this.latest;
+      if (latest && latest.stamp > started) return latest.caughtUp;
+      const read = { stamp: ++this.clock, caughtUp: this.read() };
+      this.latest = read;
+      return read.caughtUp;
+    };
+  }
+
+  /** One read of the feed, given up after `FEED_WAIT_MS` (then the copies are not followed until a read succeeds). */
+  private read(): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), FEED_WAIT_MS);
     });
-    const read = this.reads.add(null).then(
+    const read = this.catchUp().then(
       () => true,
       () => false,
     );
@@ -117,16 +131,21 @@ export class ActiveVideos implements OnModuleInit {
     return heads;
   }
 
-  /** One read of the feed, applied; the copies start afresh after a failed read or a lost position. */
+  /**
+   * One read of the feed, applied; the copies start afresh after a failed read or a lost position.
+   * Reads may overlap (a search that began after one was sent sends its own): each applies what it
+   * read, and the position only moves forward.
+   */
   private async catchUp(): Promise<void> {
     if (this.position === undefined) {
-      this.position = await this.feed.newestPosition();
+      const newest = await this.feed.newestPosition();
+      this.position ??= newest;
       this.dropAll();
     } else {
       const read = await this.feed.read(this.position);
       if (read.kind === 'lost') this.dropAll();
       else for (const change of read.changes) this.apply(change);
-      this.position = read.position;
+      if (read.kind === 'lost' || after(read.position, this.position)) this.position = read.position;
     }
     if (!this.following) {
       this.dropAll();

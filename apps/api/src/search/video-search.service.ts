@@ -50,7 +50,7 @@ export class VideoSearchService {
     const position =
       query.cursor !== undefined ? this.cursors.decode(query.cursor, search, caller) : undefined;
     const page = position?.page ?? query.page ?? 1;
-    // Caught up with the change feed beside the ranking: a read that starts after the search did.
+    // What MySQL holds is checked through a read of the change feed that starts after this point.
     const synced = this.active.sync();
     const ranking: Ranking = position
       ? await this.walks.page(criteria, position, query.limit, caller)
@@ -60,7 +60,7 @@ export class VideoSearchService {
     const highlighter = query.highlight ? new Highlighter(query.q, ranking.corrections) : undefined;
     const { heads, highlights } = highlighter
       ? await this.highlighted(ids, highlighter)
-      : { heads: await this.active.heads(ids, await synced), highlights: undefined };
+      : { heads: await this.active.heads(ids, await synced()), highlights: undefined };
 
     const items = ranking.hits.flatMap((hit): RenderedItem[] => {
       const head = heads.get(hit.id);
@@ -96,7 +96,7 @@ export class VideoSearchService {
     const suggestions = await this.engine.suggest(query.q, query.limit);
     const active = await this.active.heads(
       suggestions.map((suggestion) => suggestion.id),
-      await synced,
+      await synced(),
     );
     return { items: suggestions.filter((suggestion) => active.has(suggestion.id)) };
   }

@@ -110,20 +110,25 @@ export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface 
     return newest?.[0] ?? '0-0';
   }
 
-  /** The entries after `position`, in one round trip (the oldest entry kept tells whether `position` still is). */
+  /**
+   * The entries after `position`, in one round trip. The oldest entry kept is read after them:
+   * Redis trims the oldest first, so if it is still at or before `position`, nothing after
+   * `position` was trimmed before they were read. A reader more than `READ_COUNT` entries behind
+   * is told it lost its position too.
+   */
   async read(position: string): Promise<ChangesRead> {
     const results = await this.redis
-      .multi()
-      .xrange(VIDEO_CHANGES_STREAM, '-', '+', 'COUNT', 1)
+      .pipeline()
       .xrange(VIDEO_CHANGES_STREAM, `(${position}`, '+', 'COUNT', READ_COUNT)
+      .xrange(VIDEO_CHANGES_STREAM, '-', '+', 'COUNT', 1)
       .exec();
     if (!results) throw new Error('the change feed read was discarded');
     for (const [error] of results) if (error) throw error;
-    const oldest = results[0]![1] as [string, string[]][];
-    const entries = results[1]![1] as [string, string[]][];
+    const entries = results[0]![1] as [string, string[]][];
+    const oldest = results[1]![1] as [string, string[]][];
     const newest = entries.at(-1)?.[0] ?? position;
-    // Kept entries start after the position: the position's own entry, and maybe more, are gone.
-    if (position !== '0-0' && (oldest.length === 0 || after(oldest[0]![0], position)))
+    const kept = position === '0-0' || (oldest.length > 0 && !after(oldest[0]![0], position));
+    if (!kept || entries.length === READ_COUNT)
       return { kind: 'lost', position: oldest.length === 0 ? '0-0' : newest };
     return { kind: 'changes', changes: entries.map(([, fields]) => parseChange(fields)), position: newest };
   }
