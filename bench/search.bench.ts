@@ -3,16 +3,23 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { VideoState } from '@app/shared/video/video-state';
 import { startChurn, videosNeeded, type ChurnFigures, type ChurnRate, type Stretch } from './lib/churn';
 import type { CpuSeconds } from './lib/cpu';
-import { benchToken, buildSearchRequests, PATHS, typoSuggestions, type BenchContext } from './lib/kit';
+import {
+  benchToken,
+  buildSearchRequests,
+  PATHS,
+  startFloorProxy,
+  typoSuggestions,
+  type BenchContext,
+} from './lib/kit';
 import { alternatingLoads, warmUp, type Alongside, type HttpLoad, type WarmUp } from './lib/load';
+import { PAGE, plainBody } from './lib/plain-query';
 import { asTyped, sampleQueryMix } from './lib/queries';
 import type { RunStats } from './lib/stats';
 
-const PAGE = 20;
 /** Soft deletes a second while a live index is searched, and as many restores, each a second later. */
 export const CHURN: ChurnRate = { perSecond: 20, lagMs: 1000 };
 
-type Side = 'api' | 'plain' | 'elasticsearch' | 'suggest';
+type Side = 'api' | 'plain' | 'elasticsearch' | 'floor' | 'suggest';
 export type SideRun = RunStats & { cpu: CpuSeconds };
 
 /** The index behind the alias as the searches found it: its shape is half of what they cost. */
@@ -39,6 +46,11 @@ export interface SearchBench {
   plain: SideRun;
   /** The API's own request body, straight to Elasticsearch: what the API adds to its query. */
   elasticsearch: SideRun;
+  /**
+   * The plain query through a bare forwarding proxy (bench/floor-proxy.ts): the least an HTTP hop
+   * in front of the engine costs, against which the API's own work shows.
+   */
+  floor: SideRun;
   /** `GET /api/videos/suggest` with the same queries cut as if still being typed (quiet runs only). */
   suggest?: SideRun;
   /** The churn beside the searches: each side's rounds, and the whole run (warm-up included). */
@@ -64,23 +76,6 @@ function apiBody(q: string, index: string): { path: string; body: string } {
   return {
     path: '/_msearch',
     body: [...search({ ...rank, suggest: typoSuggestions(q) }), ...search(count), ''].join('\n'),
-  };
-}
-
-/**
- * The baseline a user would pick instead of this API: one `multi_match` over the title (weighted
- * three times) and the description, active videos only, and the engine's defaults for the rest
- * (hits with their `_source`, the total counted up to 10,000). Deliberately plain.
- */
-export function plainBody(q: string): estypes.SearchRequest {
-  return {
-    query: {
-      bool: {
-        must: { multi_match: { query: q, fields: ['title^3', 'description'] } },
-        filter: { term: { state: VideoState.Active } },
-      },
-    },
-    size: PAGE,
   };
 }
 
@@ -156,11 +151,17 @@ export async function benchSearch(
     request: (i: number) => ({ path: path(i) }),
     concurrency,
   });
+  const floor = await startFloorProxy(config.ELASTICSEARCH_URL, index);
   // Only the sides present are run (`alternatingLoads` goes by the object's keys).
   const loads = {
     api: throughApi((i) => `/api/videos/search?q=${encodeURIComponent(q(i))}&limit=${PAGE}`),
     plain: engine((i) => ({ path: `/${index}/_search`, body: JSON.stringify(plainBody(q(i))) })),
     elasticsearch: engine((i) => apiBody(q(i), index)),
+    floor: {
+      url: floor.url,
+      request: (i: number) => ({ path: `/?q=${encodeURIComponent(q(i))}` }),
+      concurrency,
+    },
     ...(withChurn
       ? {}
       : { suggest: throughApi((i) => `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}`) }),
@@ -199,13 +200,19 @@ export async function benchSearch(
       rounds,
       seconds: seconds / rounds,
       alongside: churn
-        ? { api: churnOf('api'), plain: churnOf('plain'), elasticsearch: churnOf('elasticsearch') }
+        ? {
+            api: churnOf('api'),
+            plain: churnOf('plain'),
+            elasticsearch: churnOf('elasticsearch'),
+            floor: churnOf('floor'),
+          }
         : {},
     });
     after = await indexState(context, index);
   } finally {
     // Also after an error: no video stays deleted.
     total = await churn?.stop();
+    await floor.process.stop();
   }
   const { suggest, ...compared } = measured;
   return {

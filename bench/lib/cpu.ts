@@ -22,6 +22,7 @@ const PARTS: [string, RegExp][] = [
   ['worker', literally(ENTRY.worker)],
   ['api', literally(ENTRY.api)],
   ['cli', literally(ENTRY.cli, PATHS.rawBulk)],
+  ['floor', literally(PATHS.floorProxy)],
 ];
 
 /** The Elasticsearch node the bench talks to, once known; until then every node counts. */

@@ -27,7 +27,15 @@ import { loadConfig } from '@app/shared/config/load-config';
 import { migrate } from '@app/shared/data-source';
 import { createSearchClient } from '@app/shared/search/search.client';
 import { servicesOf, type ServicesContext } from '@test/support/test-context';
-import { ROOT, startService, type RunningProcess, type StartedService } from '@test/support/processes';
+import {
+  freePort,
+  ROOT,
+  startProcess,
+  startService,
+  waitForStatus,
+  type RunningProcess,
+  type StartedService,
+} from '@test/support/processes';
 
 export { SWEEPS } from '@app/worker/sweeps/sweeps';
 export { VideoImporter } from '@app/worker/import/video-importer';
@@ -50,6 +58,8 @@ export const PATHS = {
   rawBulk: resolve(ROOT, 'dist/bench/raw-bulk.js'),
   /** The metrics-scrape step's scraper, built (bench/scraper.ts). */
   scraper: resolve(ROOT, 'dist/bench/scraper.js'),
+  /** The search step's floor: a bare forwarding proxy, built (bench/floor-proxy.ts). */
+  floorProxy: resolve(ROOT, 'dist/bench/floor-proxy.js'),
 };
 
 /**
@@ -136,6 +146,21 @@ export function benchToken(): string {
 /** The API on free ports: its public one (`url`) and its metrics port (`metrics`). */
 export function startApi(env: Record<string, string> = {}): Promise<StartedService> {
   return startService('api', { ...BENCH_ENV, ...env });
+}
+
+/**
+ * The search step's floor (bench/floor-proxy.ts) on a free port, forwarding to `elasticsearch`'s
+ * `index`: what an HTTP hop in front of the engine costs at the least.
+ */
+export async function startFloorProxy(
+  elasticsearch: string,
+  index: string,
+): Promise<{ url: string; process: RunningProcess }> {
+  const port = await freePort();
+  const running = startProcess(PATHS.floorProxy, {}, [elasticsearch, index, String(port)]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForStatus(`${url}/?q=ready`, 200, 30_000);
+  return { url, process: running };
 }
 
 export async function startWorker(env: Record<string, string> = {}): Promise<RunningProcess> {

@@ -1,0 +1,35 @@
+/**
+ * The floor of any API in front of the engine: an HTTP server that takes `GET /?q=…`, sends the
+ * plain `multi_match` (`plainBody`) to Elasticsearch and answers its JSON as
+ * it came, doing nothing else: no auth, no validation, no check of MySQL, no rendering. The search
+ * bench measures it beside the API, so the API's own cost shows against the least an extra HTTP hop
+ * costs on this machine. A process of its own (`node dist/bench/floor-proxy.js <es-url> <index>
+ * <port>`), plain node:http both ways, until SIGTERM.
+ */
+import { Agent, createServer, request } from 'node:http';
+import { plainBody } from './lib/plain-query';
+
+const [elasticsearch, index, port] = process.argv.slice(2);
+const target = new URL(`${elasticsearch}/${index}/_search`);
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+const server = createServer((incoming, answer) => {
+  const q = new URL(incoming.url ?? '/', 'http://floor').searchParams.get('q') ?? '';
+  const body = JSON.stringify(plainBody(q));
+  const forwarded = request(
+    target,
+    {
+      method: 'POST',
+      agent,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    },
+    (engine) => {
+      answer.writeHead(engine.statusCode ?? 502, { 'content-type': 'application/json' });
+      engine.pipe(answer);
+    },
+  );
+  forwarded.on('error', () => answer.writeHead(502).end());
+  forwarded.end(body);
+});
+server.listen(Number(port), '127.0.0.1', () => console.log('listening'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
