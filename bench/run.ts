@@ -87,6 +87,8 @@ const OUTBOX_EVENTS = quick ? 100_000 : 1_000_000;
 const SWEEP_BACKLOGS = [100, 100_000];
 /** The sample's size: every step but scale, search and the outbox's runs on exactly the sample. */
 const SAMPLE_VIDEOS = 21_713;
+/** Measured rounds of the soft-delete comparison; even, so that `roundOrder` balances them. */
+const DELETE_ROUNDS = quick ? 2 : 4;
 
 const ms = (v: number) => v.toFixed(1);
 const rate = (v: number) => v.toFixed(0);
@@ -176,17 +178,40 @@ async function main(): Promise<void> {
     if (steps.has('delete')) {
       log('soft delete');
       const api = await startApi();
-      const softDelete = await benchSoftDelete(context, api.url, {
+      const softDelete = await benchSoftDelete(config, context, api.url, {
         concurrency: CONCURRENCY,
-        amount: quick ? 500 : 2_000,
+        videos: quick ? 1_000 : 2_000,
+        rounds: DELETE_ROUNDS,
+        warmUpSeconds: quick ? { min: 20, max: 60 } : { min: 40, max: 300 },
       });
       await api.process.stop();
       figures.softDelete = softDelete;
+      const parts = ['elasticsearch', 'mysql', 'redis'];
       measured({
-        title: 'Soft delete through the API',
-        header: ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors'],
-        rows: [row('DELETE /api/videos/{id}?retentionDays=30', softDelete)],
+        title:
+          `Soft delete of ${count(softDelete.videos)} videos (${CONCURRENCY} connections; ${DELETE_ROUNDS} alternating rounds each, a b b a…, the videos restored between rounds; ` +
+          `after a warm-up of ${softDelete.warmUp.rounds} rounds each, ${softDelete.warmUp.seconds.toFixed(0)} s, that ended with Elasticsearch's JIT compiler at ${(softDelete.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
+        header: loadHeader(
+          'CPU ms per video: Node (API or script) / load generator / ES (of it JIT compiler) / MySQL / Redis',
+        ),
+        rows: [
+          [
+            ...row('API: DELETE /api/videos/{id}?retentionDays=30', softDelete.api),
+            cpuPer(softDelete.api.cpu, softDelete.api.requests, ['api', 'bench', ...parts]),
+          ],
+          [
+            ...row('raw script: same SQL, outbox event, BullMQ job, bulk index', softDelete.raw),
+            `${cpuPer(softDelete.raw.cpu, softDelete.raw.requests, ['bench'])} / – / ${cpuPer(softDelete.raw.cpu, softDelete.raw.requests, parts)}`,
+          ],
+        ],
       });
+      targets.push(
+        atLeast(
+          'soft delete throughput, API / raw script',
+          softDelete.api.perSecond / softDelete.raw.perSecond,
+          0.8,
+        ),
+      );
     }
 
     if (steps.has('purge')) {
