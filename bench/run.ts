@@ -89,6 +89,8 @@ const SWEEP_BACKLOGS = [100, 100_000];
 const SAMPLE_VIDEOS = 21_713;
 /** Measured rounds of the soft-delete comparison; even, so that `roundOrder` balances them. */
 const DELETE_ROUNDS = quick ? 2 : 4;
+/** Deletion jobs the worker runs at once in the purge step, and the baselines' concurrency there. */
+const PURGE_CONCURRENCY = 8;
 
 const ms = (v: number) => v.toFixed(1);
 const rate = (v: number) => v.toFixed(0);
@@ -219,11 +221,14 @@ async function main(): Promise<void> {
       const purge = await benchPurge(config, context, {
         videos: quick ? 300 : 600,
         rounds: ROUNDS.purge,
-        concurrency: 8,
+        concurrency: PURGE_CONCURRENCY,
+        warmUpSeconds: quick ? { min: 20, max: 90 } : { min: 40, max: 300 },
       });
       figures.purge = purge;
       measured({
-        title: `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency 8; ${ROUNDS.purge} alternating rounds each, a b b a…, after a warm-up)`,
+        title:
+          `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency ${PURGE_CONCURRENCY}; ${ROUNDS.purge} alternating rounds each, a b b a…, ` +
+          `after a warm-up of ${purge.warmUp.rounds} rounds each, ${purge.warmUp.seconds.toFixed(0)} s, that ended with Elasticsearch's JIT compiler at ${(purge.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
         header: [
           'system',
           'videos',
@@ -249,7 +254,8 @@ async function main(): Promise<void> {
         ],
       });
       const purgeRatio = purge.worker.perSecond / purge.raw.perSecond;
-      targets.push(atLeast('purge rate, worker / raw script', purgeRatio, 0.7));
+      targets.push(atLeast('purge rate, worker / raw script', purgeRatio, 0.8));
+
     }
 
     if (steps.has('reindex')) {
