@@ -26,9 +26,10 @@ import {
   type Target,
 } from './lib/report';
 import { writeChart } from './lib/chart';
-import { watchElasticsearch, type CpuSeconds } from './lib/cpu';
+import { watchElasticsearch, type CpuSeconds, type MeasuredRun } from './lib/cpu';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
+import { benchMediaCleanup } from './media-cleanup.bench';
 import { benchMetricsScrape } from './metrics-scrape.bench';
 import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
@@ -256,6 +257,46 @@ async function main(): Promise<void> {
       const purgeRatio = purge.worker.perSecond / purge.raw.perSecond;
       targets.push(atLeast('purge rate, worker / raw script', purgeRatio, 0.8));
 
+      log('media cleanup');
+      const cleanup = await benchMediaCleanup(config, context, {
+        videos: quick ? 500 : 2_000,
+        objectsPerVideo: 2,
+        rounds: ROUNDS.purge,
+        concurrency: PURGE_CONCURRENCY,
+      });
+      figures.mediaCleanup = cleanup;
+      const cleanupRow = (name: string, run: MeasuredRun) => [
+        name,
+        rate(run.perSecond),
+        ms(run.p50),
+        ms(run.p99),
+        run.requests,
+        run.errors,
+        cpuPer(run.cpu, run.requests, ['bench', 's3proxy']),
+      ];
+      measured({
+        title: `Permanent delete's storage cleanup alone (${count(cleanup.videos)} videos of ${cleanup.objectsPerVideo} objects each, concurrency ${PURGE_CONCURRENCY}; ${ROUNDS.purge} alternating rounds each, a b b a…, after a warm-up)`,
+        header: [
+          'system',
+          'videos/s',
+          'p50 ms',
+          'p99 ms',
+          'videos',
+          'errors',
+          'CPU ms per video: Node / S3Proxy',
+        ],
+        rows: [
+          cleanupRow('StorageCleaner.deleteMedia (listing, shared DeleteObjects)', cleanup.cleaner),
+          cleanupRow('raw script: ListObjectsV2 + DeleteObjects per video', cleanup.raw),
+        ],
+      });
+      targets.push(
+        atLeast(
+          'media cleanup rate, storage cleaner / raw S3 calls',
+          cleanup.cleaner.perSecond / cleanup.raw.perSecond,
+          0.8,
+        ),
+      );
     }
 
     if (steps.has('reindex')) {
