@@ -189,7 +189,12 @@ export async function benchSoftDelete(
         const round = await alternate(sides, 1);
         return mergeMeasured([...round.api, ...round.raw]).cpu;
       },
-      { minSeconds: warmUpSeconds.min, maxSeconds: warmUpSeconds.max, settledJitShare: 0.01 },
+      {
+        minRounds: 3,
+        minSeconds: warmUpSeconds.min,
+        maxSeconds: warmUpSeconds.max,
+        settledJitShare: 0.01,
+      },
     );
     const measured = await alternate(sides, rounds);
     return {

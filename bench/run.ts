@@ -246,7 +246,7 @@ async function main(): Promise<void> {
             cpuPerVideo(purge.worker, 'worker'),
           ],
           [
-            'raw script, same calls',
+            'raw script, same writes (bench/raw-purge.ts)',
             purge.raw.videos,
             purge.raw.seconds.toFixed(2),
             rate(purge.raw.perSecond),

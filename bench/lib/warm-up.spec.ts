@@ -38,6 +38,11 @@ describe('warmUntilSettled', () => {
     expect(settled).toEqual({ rounds: 4, seconds: 20, jitShare: 0 });
   });
 
+  it('runs at least the minimum of rounds, however quickly they pass', async () => {
+    const settled = await warmUntilSettled(rounds([0]), { ...limits, minRounds: 3 }, clock(30));
+    expect(settled).toEqual({ rounds: 3, seconds: 90, jitShare: 0 });
+  });
+
   it('stops at the maximum and says how far the compiler was from settling', async () => {
     const settled = await warmUntilSettled(rounds([0.3]), limits, clock(30));
     expect(settled).toEqual({ rounds: 4, seconds: 120, jitShare: 0.3 });
