@@ -62,8 +62,7 @@ async function dueVideos(
 /**
  * Waits until no deletion job waits or runs, then checks MySQL (again, more slowly, while a failed
  * job waits for its retry). Polling Redis, not MySQL: a large `IN` count every few milliseconds
- * would load MySQL in the worker's rounds only, and bias the comparison. (Delayed jobs are not
- * counted: the soft-delete benchmark leaves 30-day purges behind.)
+ * would load MySQL in the worker's rounds only, and bias the comparison.
  */
 async function waitUntilGone(context: BenchContext, queues: JobQueues, ids: string[]): Promise<void> {
   const deletions = queues.queue(JOB_QUEUES['delete-video']);
