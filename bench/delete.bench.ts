@@ -5,6 +5,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { deletionJobId, JOB_QUEUES } from '@app/shared/queue/jobs';
 import { bullConnection } from '@app/shared/redis/redis';
 import { toVideoDocument } from '@app/shared/search/video-document';
+import { DAY_MS } from '@app/shared/util/time';
 import { VideoState } from '@app/shared/video/video-state';
 import { benchToken, type BenchContext } from './lib/kit';
 import { timedHttpLoad } from './lib/load';
@@ -23,7 +24,6 @@ export interface SoftDeleteBench {
 }
 
 const RETENTION_DAYS = 30;
-const DAY_MS = 86_400_000;
 
 /**
  * The soft delete a user would write without the product, for one video: in one transaction, the
@@ -118,8 +118,8 @@ async function rawSoftDelete(
 /**
  * Soft deletes through the API (`DELETE /api/videos/{id}?retentionDays=30`, each request a different
  * video) against the raw script above, at the same concurrency, on the same videos: unmeasured
- * rounds of both sides until the API's V8 has optimised its path (`warmUpSeconds.min`: a fresh API
- * took 2–3 times the CPU per request in its first 500 requests) and Elasticsearch's JIT compiler
+ * rounds of both sides until the API's V8 has optimised its path (a fresh API took about one and
+ * a half times the CPU per request in its first 500 requests) and Elasticsearch's JIT compiler
  * has settled (`warmUntilSettled`), then `rounds` alternating ones (a b b a…). Between rounds the
  * videos are made active again (row, document) and the delayed purge jobs removed, so every round
  * deletes active videos that have no job yet.
