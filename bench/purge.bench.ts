@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { createPool } from 'mysql2/promise';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
-import { mediaPrefix } from '@app/shared/storage/storage.service';
-import { ledgerKey } from '@app/shared/video/deletion-ledger.service';
 import { sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import { closedLoop } from './lib/stats';
 import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
+import { putMedia, rawS3Client } from './lib/media';
 import { alternate } from './lib/order';
+import { warmUntilSettled, type Settled } from './lib/warm-up';
+import { rawPurge } from './raw-purge';
 
 interface PurgeRun {
   videos: number;
@@ -22,6 +24,8 @@ interface PurgeRun {
 export interface PurgeBench {
   worker: PurgeRun;
   raw: PurgeRun;
+  /** The unmeasured alternating rounds before the measured ones. */
+  warmUp: Settled;
 }
 
 const OBJECTS_PER_VIDEO = 2;
@@ -46,22 +50,11 @@ async function dueVideos(
   const ids = contents.map((c) => c.id);
   await context.videos.upsertContent(contents);
   await context.dataSource.query(
-    "UPDATE videos SET state = 'soft_deleted', deleted_at = ?, purge_at = ?, version = version + 1 WHERE id IN (?)",
+    `UPDATE videos SET state = 'soft_deleted', deleted_at = ?, purge_at = ?, deletion_reason = 'retention',
+       deletion_requested_by = 'bench', version = version + 1 WHERE id IN (?)`,
     [new Date(Date.now() - 60_000), new Date(Date.now() - 1_000), ids],
   );
-  await closedLoop(
-    async (i) => {
-      const id = ids[Math.floor(i / OBJECTS_PER_VIDEO)]!;
-      await s3.send(
-        new PutObjectCommand({
-          Bucket: config.S3_BUCKET,
-          Key: `${mediaPrefix(id)}file-${i % OBJECTS_PER_VIDEO}`,
-          Body: 'x',
-        }),
-      );
-    },
-    { concurrency: 32, total: ids.length * OBJECTS_PER_VIDEO },
-  );
+  await putMedia(s3, config, ids, OBJECTS_PER_VIDEO);
   await context.indexWriter.indexVideos(await context.videos.findByIds(ids));
   return ids;
 }
@@ -69,8 +62,7 @@ async function dueVideos(
 /**
  * Waits until no deletion job waits or runs, then checks MySQL (again, more slowly, while a failed
  * job waits for its retry). Polling Redis, not MySQL: a large `IN` count every few milliseconds
- * would load MySQL in the worker's rounds only, and bias the comparison. (Delayed jobs are not
- * counted: the soft-delete benchmark leaves 30-day purges behind.)
+ * would load MySQL in the worker's rounds only, and bias the comparison.
  */
 async function waitUntilGone(context: BenchContext, queues: JobQueues, ids: string[]): Promise<void> {
   const deletions = queues.queue(JOB_QUEUES['delete-video']);
@@ -108,25 +100,27 @@ function combine(rounds: PurgeRun[]): PurgeRun {
 }
 
 /**
- * Videos per second fully purged (objects, index document, row, audit) by a worker process,
- * against a raw script that makes the same S3, Elasticsearch and MySQL calls at the same
- * concurrency, without queue or framework.
+ * Videos per second fully purged (objects, index document, row, audit, events) by a worker
+ * process, against a raw script that makes the same writes (`rawPurge`) at the same concurrency,
+ * without queue or framework. The contract asks every purge for its claim and both events
+ * (docs/contract.md §10.4), so the script writes them too: a script without them is not a purge.
  *
- * Elasticsearch and S3Proxy are JVMs that speed up as they warm: a first, unmeasured round of each
- * side warms them, then the measured rounds alternate (worker, raw, raw, worker…: `roundOrder`) so
- * neither side always gets the warmer or the quieter minute.
+ * Elasticsearch and S3Proxy are JVMs that speed up as they warm: unmeasured rounds of both sides
+ * run until Elasticsearch's JIT compiler has settled and the worker has run a few rounds of jobs
+ * (`warmUntilSettled`, within `warmUpSeconds`), then the measured rounds alternate (worker, raw, raw, worker…: `roundOrder`) so neither side
+ * always gets the warmer or the quieter minute.
  */
 export async function benchPurge(
   config: AppConfig,
   context: BenchContext,
-  { videos, rounds, concurrency }: { videos: number; rounds: number; concurrency: number },
+  {
+    videos,
+    rounds,
+    concurrency,
+    warmUpSeconds,
+  }: { videos: number; rounds: number; concurrency: number; warmUpSeconds: { min: number; max: number } },
 ): Promise<PurgeBench> {
-  const s3 = new S3Client({
-    endpoint: config.S3_ENDPOINT,
-    region: config.S3_REGION,
-    forcePathStyle: config.S3_FORCE_PATH_STYLE,
-    credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
-  });
+  const s3 = rawS3Client(config);
   const queues = context.get(JobQueues);
   // Jobs wait in a paused queue; a round's clock runs from the moment the worker may take them.
   const deletionQueue = queues.queue(JOB_QUEUES['delete-video']);
@@ -152,60 +146,46 @@ export async function benchPurge(
     return { videos: count, seconds, perSecond: count / seconds, cpu };
   };
 
-  // The raw script: the same calls, in order, per video.
+  // The raw script: the same writes, in order, per video, through plain clients.
+  const pool = createPool({ uri: config.DATABASE_URL, timezone: 'Z', connectionLimit: 10 });
+  const raw = {
+    pool,
+    s3,
+    engine: context.engine,
+    bucket: config.S3_BUCKET,
+    index: config.ELASTICSEARCH_INDEX,
+  };
   const viaRawScript = async (count: number): Promise<PurgeRun> => {
     const ids = await dueVideos(context, s3, config, count);
     const cpu0 = cpuSeconds();
     const t0 = performance.now();
-    await closedLoop(
-      async (i) => {
-        const id = ids[i]!;
-        const listed = await s3.send(
-          new ListObjectsV2Command({ Bucket: config.S3_BUCKET, Prefix: mediaPrefix(id) }),
-        );
-        const keys = (listed.Contents ?? []).map((o) => ({ Key: o.Key! }));
-        if (keys.length > 0) {
-          await s3.send(
-            new DeleteObjectsCommand({ Bucket: config.S3_BUCKET, Delete: { Objects: keys, Quiet: true } }),
-          );
-        }
-        await context.engine.delete({ index: config.ELASTICSEARCH_INDEX, id }, { ignore: [404] });
-        // The deletion ledger's entry, as the purge writes it before the row goes.
-        await s3.send(
-          new PutObjectCommand({
-            Bucket: config.S3_BUCKET,
-            Key: ledgerKey({ purgedAt: new Date(), video: { id } }),
-            Body: JSON.stringify({ id, objectsDeleted: keys.length }),
-            ContentType: 'application/json',
-          }),
-        );
-        await context.dataSource.transaction(async (manager) => {
-          await manager.query(
-            "INSERT IGNORE INTO deletion_audit (video_id, author_id, reason, objects_deleted) VALUES (?, 'bench-purge', 'retention', ?)",
-            [id, keys.length],
-          );
-          await manager.query('DELETE FROM videos WHERE id = ?', [id]);
-        });
-      },
-      { concurrency, total: ids.length },
-    );
+    const run = await closedLoop((i) => rawPurge(raw, ids[i]!), { concurrency, total: ids.length });
     const seconds = (performance.now() - t0) / 1000;
+    if (run.errors > 0) throw new Error(`the raw script failed to purge ${run.errors} of ${count} videos`);
     return { videos: count, seconds, perSecond: count / seconds, cpu: cpuSince(cpu0) };
   };
 
   try {
     // A worker's first start runs every sweep and the reconciler at once: let them finish first.
     await maintenanceSettled(queues);
-    const warmUp = Math.max(50, Math.round(videos / 4));
-    await viaWorker(warmUp);
-    await viaRawScript(warmUp);
-    const measured = await alternate(
-      { worker: () => viaWorker(videos), raw: () => viaRawScript(videos) },
-      rounds,
+    const sides = { worker: () => viaWorker(videos), raw: () => viaRawScript(videos) };
+    const warmUp = await warmUntilSettled(
+      async () => {
+        const round = await alternate(sides, 1);
+        return combine([...round.worker, ...round.raw]).cpu;
+      },
+      {
+        minRounds: 3,
+        minSeconds: warmUpSeconds.min,
+        maxSeconds: warmUpSeconds.max,
+        settledJitShare: 0.01,
+      },
     );
-    return { worker: combine(measured.worker), raw: combine(measured.raw) };
+    const measured = await alternate(sides, rounds);
+    return { worker: combine(measured.worker), raw: combine(measured.raw), warmUp };
   } finally {
     await worker.stop();
+    await pool.end();
     s3.destroy();
   }
 }

@@ -33,10 +33,11 @@ import {
   type Target,
 } from './lib/report';
 import { writeChart } from './lib/chart';
-import { watchElasticsearch } from './lib/cpu';
+import { watchElasticsearch, type MeasuredRun } from './lib/cpu';
 import { atLeast, atMost, count, cpuPer, loadHeader, ms, rate, row } from './lib/figures';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
+import { benchMediaCleanup } from './media-cleanup.bench';
 import { benchMetricsScrape } from './metrics-scrape.bench';
 import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
@@ -107,6 +108,10 @@ const OUTBOX_EVENTS = quick ? 100_000 : 1_000_000;
 const SWEEP_BACKLOGS = [100, 100_000];
 /** The sample's size: every step but scale, search and the outbox's runs on exactly the sample. */
 const SAMPLE_VIDEOS = 21_713;
+/** Measured rounds of the soft-delete comparison; even, so that `roundOrder` balances them. */
+const DELETE_ROUNDS = quick ? 2 : 4;
+/** Deletion jobs the worker runs at once in the purge step, and the baselines' concurrency there. */
+const PURGE_CONCURRENCY = 8;
 
 const cpuPerVideo = (run: PurgeBench['worker'], node: string) =>
   cpuPer(run.cpu, run.videos, [node, 'elasticsearch', 'mysql', 's3proxy', 'redis']);
@@ -150,17 +155,40 @@ async function main(): Promise<void> {
     if (steps.has('delete')) {
       log('soft delete');
       const api = await startApi();
-      const softDelete = await benchSoftDelete(context, api.url, {
+      const softDelete = await benchSoftDelete(config, context, api.url, {
         concurrency: CONCURRENCY,
-        amount: quick ? 500 : 2_000,
+        videos: quick ? 1_000 : 2_000,
+        rounds: DELETE_ROUNDS,
+        warmUpSeconds: quick ? { min: 20, max: 60 } : { min: 40, max: 300 },
       });
       await api.process.stop();
       figures.softDelete = softDelete;
+      const parts = ['elasticsearch', 'mysql', 'redis'];
       measured({
-        title: 'Soft delete through the API',
-        header: ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors'],
-        rows: [row('DELETE /api/videos/{id}?retentionDays=30', softDelete)],
+        title:
+          `Soft delete of ${count(softDelete.videos)} videos (${CONCURRENCY} connections; ${DELETE_ROUNDS} alternating rounds each, a b b a…, the videos restored between rounds; ` +
+          `after a warm-up of ${softDelete.warmUp.rounds} rounds each, ${softDelete.warmUp.seconds.toFixed(0)} s, that ended with Elasticsearch's JIT compiler at ${(softDelete.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
+        header: loadHeader(
+          'CPU ms per video: Node (API or script) / load generator / ES (of it JIT compiler) / MySQL / Redis',
+        ),
+        rows: [
+          [
+            ...row('API: DELETE /api/videos/{id}?retentionDays=30', softDelete.api),
+            cpuPer(softDelete.api.cpu, softDelete.api.requests, ['api', 'bench', ...parts]),
+          ],
+          [
+            ...row('raw script: same SQL, outbox event, BullMQ job, bulk index', softDelete.raw),
+            `${cpuPer(softDelete.raw.cpu, softDelete.raw.requests, ['bench'])} / – / ${cpuPer(softDelete.raw.cpu, softDelete.raw.requests, parts)}`,
+          ],
+        ],
       });
+      targets.push(
+        atLeast(
+          'soft delete throughput, API / raw script',
+          softDelete.api.perSecond / softDelete.raw.perSecond,
+          0.8,
+        ),
+      );
     }
 
     if (steps.has('purge')) {
@@ -168,11 +196,14 @@ async function main(): Promise<void> {
       const purge = await benchPurge(config, context, {
         videos: quick ? 300 : 600,
         rounds: ROUNDS.purge,
-        concurrency: 8,
+        concurrency: PURGE_CONCURRENCY,
+        warmUpSeconds: quick ? { min: 20, max: 90 } : { min: 40, max: 300 },
       });
       figures.purge = purge;
       measured({
-        title: `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency 8; ${ROUNDS.purge} alternating rounds each, a b b a…, after a warm-up)`,
+        title:
+          `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency ${PURGE_CONCURRENCY}; ${ROUNDS.purge} alternating rounds each, a b b a…, ` +
+          `after a warm-up of ${purge.warmUp.rounds} rounds each, ${purge.warmUp.seconds.toFixed(0)} s, that ended with Elasticsearch's JIT compiler at ${(purge.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
         header: [
           'system',
           'videos',
@@ -189,7 +220,7 @@ async function main(): Promise<void> {
             cpuPerVideo(purge.worker, 'worker'),
           ],
           [
-            'raw script, same calls',
+            'raw script, same writes (bench/raw-purge.ts)',
             purge.raw.videos,
             purge.raw.seconds.toFixed(2),
             rate(purge.raw.perSecond),
@@ -198,7 +229,48 @@ async function main(): Promise<void> {
         ],
       });
       const purgeRatio = purge.worker.perSecond / purge.raw.perSecond;
-      targets.push(atLeast('purge rate, worker / raw script', purgeRatio, 0.7));
+      targets.push(atLeast('purge rate, worker / raw script', purgeRatio, 0.8));
+
+      log('media cleanup');
+      const cleanup = await benchMediaCleanup(config, context, {
+        videos: quick ? 500 : 2_000,
+        objectsPerVideo: 2,
+        rounds: ROUNDS.purge,
+        concurrency: PURGE_CONCURRENCY,
+      });
+      figures.mediaCleanup = cleanup;
+      const cleanupRow = (name: string, run: MeasuredRun) => [
+        name,
+        rate(run.perSecond),
+        ms(run.p50),
+        ms(run.p99),
+        run.requests,
+        run.errors,
+        cpuPer(run.cpu, run.requests, ['bench', 's3proxy']),
+      ];
+      measured({
+        title: `Permanent delete's storage cleanup alone (${count(cleanup.videos)} videos of ${cleanup.objectsPerVideo} objects each, concurrency ${PURGE_CONCURRENCY}; ${ROUNDS.purge} alternating rounds each, a b b a…, after a warm-up)`,
+        header: [
+          'system',
+          'videos/s',
+          'p50 ms',
+          'p99 ms',
+          'videos',
+          'errors',
+          'CPU ms per video: Node / S3Proxy',
+        ],
+        rows: [
+          cleanupRow('StorageCleaner.deleteMedia (listing, shared DeleteObjects)', cleanup.cleaner),
+          cleanupRow('raw script: ListObjectsV2 + DeleteObjects per video', cleanup.raw),
+        ],
+      });
+      targets.push(
+        atLeast(
+          'media cleanup rate, storage cleaner / raw S3 calls',
+          cleanup.cleaner.perSecond / cleanup.raw.perSecond,
+          0.8,
+        ),
+      );
     }
 
     if (steps.has('reindex')) {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { ENTRY, PATHS } from './kit';
+import { mergeRuns, type RunStats, type TimedRun } from './stats';
 
 /**
  * CPU seconds used so far by each part of the system, summed over its processes (Linux /proc).
@@ -110,4 +111,12 @@ export function addCpu(total: CpuSeconds, used: CpuSeconds): CpuSeconds {
     total[part] = Math.round(((total[part] ?? 0) + seconds) * 100) / 100;
   }
   return total;
+}
+
+/** A side's measured rounds: each call's latency and the CPU each part used. */
+export type MeasuredRun = RunStats & { cpu: CpuSeconds };
+
+/** Rounds of one side as one run (`mergeRuns`), with the CPU of every round added up. */
+export function mergeMeasured(runs: (TimedRun & { cpu: CpuSeconds })[]): MeasuredRun {
+  return { ...mergeRuns(runs), cpu: runs.reduce((total: CpuSeconds, run) => addCpu(total, run.cpu), {}) };
 }

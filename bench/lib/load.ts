@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './cpu';
 import { alternate } from './order';
-import { percentile, type RunStats } from './stats';
+import { percentile, type RunStats, type TimedRun } from './stats';
 
 export interface HttpLoad {
   url: string;
@@ -72,6 +72,12 @@ function stats(result: autocannon.Result, seconds: number, latencies: number[]):
 export async function httpLoad(load: HttpLoad): Promise<RunStats> {
   const { result, latencies } = await measured(options(load));
   return stats(result, result.duration, latencies);
+}
+
+/** `httpLoad`, answering with every 2xx answer's latency, so that rounds can be merged (`mergeRuns`). */
+export async function timedHttpLoad(load: HttpLoad): Promise<TimedRun> {
+  const { result, latencies } = await measured(options(load));
+  return { latencies, seconds: result.duration, errors: result.non2xx + result.errors + result.timeouts };
 }
 
 /** Work started with each of a side's rounds and stopped when the round ends (a scraper, say). */

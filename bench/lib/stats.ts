@@ -26,14 +26,39 @@ export function summarize(latenciesMs: number[], seconds: number, errors = 0): R
   };
 }
 
+/** A run's latencies, kept so that several rounds of one side can be merged (`summarize` them all). */
+export interface TimedRun {
+  latencies: number[];
+  seconds: number;
+  errors: number;
+}
+
+/** Rounds of one side as one run: percentiles over every call, the rate over the summed time. */
+export function mergeRuns(runs: TimedRun[]): RunStats {
+  return summarize(
+    runs.flatMap((run) => run.latencies),
+    runs.reduce((sum, run) => sum + run.seconds, 0),
+    runs.reduce((sum, run) => sum + run.errors, 0),
+  );
+}
+
 /**
  * Runs `task` from `concurrency` loops until `durationMs` has passed (or `total` tasks ran),
  * timing each call: the same closed-loop model autocannon uses, for baselines that are not HTTP.
  */
 export async function closedLoop(
   task: (i: number) => Promise<void>,
-  { concurrency, durationMs, total }: { concurrency: number; durationMs?: number; total?: number },
+  options: { concurrency: number; durationMs?: number; total?: number },
 ): Promise<RunStats> {
+  const run = await timedLoop(task, options);
+  return summarize(run.latencies, run.seconds, run.errors);
+}
+
+/** `closedLoop`, answering with every successful call's latency instead of their percentiles. */
+export async function timedLoop(
+  task: (i: number) => Promise<void>,
+  { concurrency, durationMs, total }: { concurrency: number; durationMs?: number; total?: number },
+): Promise<TimedRun> {
   const latencies: number[] = [];
   let errors = 0;
   let next = 0;
@@ -53,5 +78,5 @@ export async function closedLoop(
       }
     }),
   );
-  return summarize(latencies, (performance.now() - started) / 1000, errors);
+  return { latencies, seconds: (performance.now() - started) / 1000, errors };
 }

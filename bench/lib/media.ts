@@ -1,0 +1,39 @@
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { AppConfig } from '@app/shared/config/config.schema';
+import { mediaPrefix } from '@app/shared/storage/storage.service';
+import { closedLoop } from './stats';
+
+/**
+ * An S3 client of the bench's own, with the SDK's defaults, as a script would make it: for the
+ * baselines' S3 calls and for putting the media they delete, never the product's client.
+ */
+export function rawS3Client(config: AppConfig): S3Client {
+  return new S3Client({
+    endpoint: config.S3_ENDPOINT,
+    region: config.S3_REGION,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
+  });
+}
+
+/** Puts `perVideo` small objects under each video's media prefix. */
+export async function putMedia(
+  s3: S3Client,
+  config: AppConfig,
+  ids: string[],
+  perVideo: number,
+): Promise<void> {
+  await closedLoop(
+    async (i) => {
+      const id = ids[Math.floor(i / perVideo)]!;
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: config.S3_BUCKET,
+          Key: `${mediaPrefix(id)}file-${i % perVideo}`,
+          Body: 'x',
+        }),
+      );
+    },
+    { concurrency: 32, total: ids.length * perVideo },
+  );
+}
