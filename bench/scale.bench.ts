@@ -1,6 +1,6 @@
 import { ADDED_JOB_RETENTION, JobQueues } from '@app/shared/queue/job-queues.service';
 import { catalogueFile } from './lib/catalogue';
-import { PATHS, peakRss, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
+import { PATHS, peakRssSoFar, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
 
 export interface ScaleBench {
@@ -45,7 +45,6 @@ export async function benchScale(context: BenchContext, count: number): Promise<
   // A worker runs throughout, and walks every row with the reconciler once they are all there:
   // its memory must stay flat too. (Its schedule is hourly, so only the walk asked for below runs.)
   const worker = await startWorker({ RECONCILE_INTERVAL_MS: '3600000' });
-  const workerRss = peakRss(worker.child.pid!);
   try {
     const imported = await measuredCli(
       ['import', file, '--no-progress', '--batch-size', '1000'],
@@ -59,7 +58,8 @@ export async function benchScale(context: BenchContext, count: number): Promise<
       generatedSeconds,
       import: imported,
       reindex: reindexed,
-      workerPeakRssBytes: await workerRss.stop(),
+      // Its high-water mark, read before it is stopped: all it did since it started.
+      workerPeakRssBytes: await peakRssSoFar(worker.child.pid!),
       reconcileSeconds,
     };
   } finally {
