@@ -10,9 +10,8 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
-# V8's young generation at 16 MiB per semi-space, as every npm script has it (.npmrc): Node 24 would
-# size it from the machine's memory (up to 64 MiB), about 110 MB more RSS per process for no CPU gained.
-ENV NODE_OPTIONS=--max-semi-space-size=16
+# V8's heap needs no NODE_OPTIONS here: each process applies its kind's heap rule itself
+# (libs/shared/src/config/node-heap.ts). `-e NODE_OPTIONS=--max-old-space-size=…` overrides it.
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist

@@ -1,26 +1,24 @@
-import { BENCH_ENV, ENTRY, PATHS, peakRss, startProcess } from './lib/kit';
+import { ENTRY, PATHS, runWithPeakRss } from './lib/kit';
 import { alternate } from './lib/order';
 
 export interface ProcessRun {
   documents: number;
   seconds: number;
   perSecond: number;
+  /** As `/usr/bin/time -v` reports it (its "Maximum resident set size"). */
   peakRssBytes: number;
 }
 
-/** Runs a Node entry point to completion with the bench environment, sampling its peak RSS. */
+/** Runs a Node entry point to completion with the bench environment, with its peak RSS. */
 export async function runMeasured(
   entry: string,
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ output: string; peakRssBytes: number }> {
-  const child = startProcess(entry, { ...BENCH_ENV, ...env }, args);
-  const rss = peakRss(child.child.pid!);
-  const code = await new Promise<number | null>((done) => child.child.once('exit', (c) => done(c)));
-  const peakRssBytes = await rss.stop();
-  if (code !== 0)
-    throw new Error(`${entry} ${args.join(' ')} exited ${String(code)}:\n${child.output().slice(-2000)}`);
-  return { output: child.output(), peakRssBytes };
+  const run = await runWithPeakRss(entry, args, env);
+  if (run.code !== 0)
+    throw new Error(`${entry} ${args.join(' ')} exited ${String(run.code)}:\n${run.output.slice(-2000)}`);
+  return run;
 }
 
 /** Adds up rounds of one side: total documents over total seconds, the highest peak RSS. */

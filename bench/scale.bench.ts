@@ -1,7 +1,7 @@
 import { ADDED_JOB_RETENTION, JobQueues } from '@app/shared/queue/job-queues.service';
 import { emptyBenchData } from './lib/bench-data';
 import { catalogueFile } from './lib/catalogue';
-import { PATHS, peakRss, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
+import { PATHS, peakRssSoFar, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import { measuredCli, REINDEXED, type ProcessRun } from './reindex.bench';
 import type { SearchBench } from './search.bench';
 
@@ -82,7 +82,6 @@ export async function benchScale(
   // A worker reconciles every row once they are all there: its memory must stay flat too. (Its
   // schedule is hourly, so only the walk asked for below runs.)
   const worker = await startWorker({ RECONCILE_INTERVAL_MS: '3600000' });
-  const workerRss = peakRss(worker.child.pid!);
   try {
     const reconcileSeconds = await reconcileInWorker(context);
     return {
@@ -94,7 +93,8 @@ export async function benchScale(
       live,
       reindex,
       fresh,
-      workerPeakRssBytes: await workerRss.stop(),
+      // Its high-water mark, read before it is stopped: all it did since it started.
+      workerPeakRssBytes: await peakRssSoFar(worker.child.pid!),
       reconcileSeconds,
     };
   } finally {

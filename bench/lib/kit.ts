@@ -15,8 +15,10 @@
  * - the product's processes: the API and the worker on free ports, and any built entry point;
  * - the repository's paths: the sample, the bench cache, the docs.
  */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import type { InjectionToken } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -30,6 +32,7 @@ import { servicesOf, type ServicesContext } from '@test/support/test-context';
 import {
   freePort,
   ROOT,
+  runProcess,
   startProcess,
   startService,
   waitForStatus,
@@ -167,24 +170,44 @@ export async function startWorker(env: Record<string, string> = {}): Promise<Run
   return (await startService('worker', { ...BENCH_ENV, ...env })).process;
 }
 
-/** Samples a process's peak resident memory (VmHWM) until it exits; Linux only. */
-export function peakRss(pid: number): { stop(): Promise<number> } {
-  let peak = 0;
-  const sample = async () => {
-    try {
-      const status = await readFile(`/proc/${pid}/status`, 'utf8');
-      const match = /VmHWM:\s+(\d+) kB/.exec(status);
-      if (match) peak = Math.max(peak, Number(match[1]) * 1024);
-    } catch {
-      // The process has exited: the last sample stands.
-    }
-  };
-  const timer = setInterval(() => void sample(), 100);
-  return {
-    async stop() {
-      await sample();
-      clearInterval(timer);
-      return peak;
-    },
-  };
+/** GNU time, whose `-v` report gives a process's peak RSS as the memory target names it. */
+const GNU_TIME = '/usr/bin/time';
+
+/**
+ * Runs a built entry point to its end with the bench environment under `/usr/bin/time -v`, and
+ * returns its output and peak RSS: the report's "Maximum resident set size", which the kernel keeps
+ * for the process (its high-water mark) and hands to GNU time when the process exits.
+ */
+export async function runWithPeakRss(
+  entry: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string; peakRssBytes: number }> {
+  if (!existsSync(GNU_TIME)) {
+    throw new Error(
+      `the bench reads peak RSS from GNU time (${GNU_TIME}): install it (Debian: apt-get install time)`,
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-time-'));
+  const report = join(dir, 'time.txt');
+  try {
+    const run = await runProcess(entry, args, { ...BENCH_ENV, ...env }, [GNU_TIME, '-v', '-o', report]);
+    const kilobytes = /Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(report, 'utf8'));
+    if (!kilobytes) throw new Error(`no peak RSS in ${GNU_TIME}'s report:\n${readFileSync(report, 'utf8')}`);
+    return { ...run, peakRssBytes: Number(kilobytes[1]) * 1024 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A running process's peak RSS so far: the same high-water mark (`VmHWM` in `/proc/<pid>/status`)
+ * that GNU time reads when a process exits, so read after the work it measures and before the
+ * process is stopped, it is the figure `/usr/bin/time -v` would give without the shutdown. For
+ * processes the bench stops itself (the worker): GNU time does not pass a SIGTERM on to them.
+ */
+export async function peakRssSoFar(pid: number): Promise<number> {
+  const match = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
 }

@@ -27,13 +27,18 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
 }
 
-/** Starts a built entry point with the test environment plus overrides; collects its output. */
+/**
+ * Starts a built entry point with the test environment plus overrides; collects its output. `via`
+ * runs it under another command (`/usr/bin/time -v -o file`), which is then the child.
+ */
 export function startProcess(
   entry: string,
   env: Record<string, string> = {},
   args: string[] = [],
+  via: string[] = [],
 ): RunningProcess {
-  const child = spawn(process.execPath, [entry, ...args], {
+  const [command, ...prefix] = [...via, process.execPath];
+  const child = spawn(command, [...prefix, entry, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -67,13 +72,14 @@ export function jsonLogLines<T>(running: Pick<RunningProcess, 'output'>, fragmen
     .map((line) => JSON.parse(line) as T);
 }
 
-/** Runs an entry point to completion. */
+/** Runs an entry point to completion (under `via`, as `startProcess`). */
 export async function runProcess(
   entry: string,
   args: string[],
   env: Record<string, string> = {},
+  via: string[] = [],
 ): Promise<{ code: number | null; output: string }> {
-  const running = startProcess(entry, env, args);
+  const running = startProcess(entry, env, args, via);
   const code = await new Promise<number | null>((done) => running.child.once('exit', (c) => done(c)));
   return { code, output: running.output() };
 }

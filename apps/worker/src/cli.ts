@@ -1,3 +1,4 @@
+import './heap';
 import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';

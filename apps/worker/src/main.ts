@@ -1,3 +1,4 @@
+import './heap';
 import 'reflect-metadata';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { createHttpApp, listen } from '@app/shared/http-app';
