@@ -13,6 +13,7 @@
  *   which must not borrow the product's;
  * - the worker's sweeps (`SWEEPS`: each one's queue and job name);
  * - the product's processes: the API and the worker on free ports, and any built entry point;
+ *   their peak RSS as `/usr/bin/time -v` reports it;
  * - the repository's paths: the sample, the bench cache, the docs.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

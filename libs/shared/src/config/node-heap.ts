@@ -1,6 +1,6 @@
 /**
  * V8's heap for each kind of process: the one place these numbers are written (docs/architecture.md,
- * "The heap rule"). V8 sizes its heap once, as the process starts (`v8.setFlagsFromString` later
+ * "V8's heap"). V8 sizes its heap once, as the process starts (`v8.setFlagsFromString` later
  * does not move the limit), so a process started without the rule's flags restarts itself with them
  * at once, in place and before it loads anything (`startWithHeapRule`): npm scripts, the Docker
  * image, the tests' and benches' helpers and an operator's own `node dist/…` all run the same heap.
@@ -13,12 +13,13 @@ export const HEAP_RULE = {
   // (SEARCH_ITEM_CACHE_MB), and its CPU per search is the figure its benchmark compares.
   api: { 'max-semi-space-size': 16 },
   // The same young generation, and the old generation capped at 256 MiB. The worker and the CLI
-  // (reindex, import, reconcile) stream in batches: their live heap, after a full collection, is
-  // 60–95 MB at any catalogue size, so the cap leaves it 2.7 times over. Below 2 GiB of old
-  // generation V8 also lets garbage grow to about 1.4 times the live heap between full collections
-  // instead of 4 times: a reindex's peak RSS falls by about 40 % for a tenth more CPU
-  // (docs/benchmarking.md). A live heap that outgrows the cap stops the process with "JavaScript
-  // heap out of memory" (exit 134; a worker's job is then retried by another worker).
+  // (import, reindex, reconcile) stream in batches: their live heap, what a full collection
+  // leaves, is 55–85 MB at any catalogue size, and the cap leaves it three times over. Their peak
+  // RSS was garbage: V8 lets the heap grow to 4 times the live heap between full collections when
+  // the old generation may reach 2 GiB or more, and to 1.3 times at 256 MiB or less, so 256 is the
+  // largest cap with the least growth. A reindex of 1,021,713 videos peaks at 273 MB instead of
+  // 485, 7 % slower (docs/benchmarking.md). A live heap that outgrows the cap stops the process
+  // with "JavaScript heap out of memory" (exit 134; a worker's job goes back to the queue).
   worker: { 'max-semi-space-size': 16, 'max-old-space-size': 256 },
 } as const satisfies Record<string, Record<string, number>>;
 
