@@ -1,25 +1,11 @@
-import type { MetricsService } from '@app/shared/metrics/metrics.service';
-import type { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { VideoChangeFeed } from '@app/shared/video/video-change-feed';
-import type { VideoRepository, VideoSummary } from '@app/shared/video/video.repository';
+import type { VideoSummary } from '@app/shared/video/video.repository';
+import { activeVideosOver, videoSummary } from '@test/fakes/fake-active-videos';
 import { FakeChangeFeed } from '@test/fakes/fake-change-feed';
-import { ActiveVideos, COPY_LIFETIME_MS } from './active-videos';
-
-const summary = (id: string, title = `Title ${id}`): VideoSummary => ({
-  id,
-  title,
-  description: '',
-  authorId: 'a1',
-  speakers: [],
-  event: null,
-  publishedAt: null,
-  tags: [],
-  version: 1,
-});
+import { COPY_LIFETIME_MS, type ActiveVideos } from './active-videos';
 
 /** MySQL as a map of active rows, counting the ids it is asked about; `during` runs while a read is under way. */
 class FakeVideos {
-  readonly rows = new Map(['v1', 'v2', 'v3'].map((id) => [id, summary(id)]));
+  readonly rows = new Map(['v1', 'v2', 'v3'].map((id) => [id, videoSummary(id)]));
   asked: string[] = [];
   during: (() => Promise<void>) | undefined;
 
@@ -41,19 +27,7 @@ describe('ActiveVideos', () => {
     feed = new FakeChangeFeed();
     videos = new FakeVideos();
     repaired = [];
-    active = new ActiveVideos(
-      feed as unknown as VideoChangeFeed,
-      videos as unknown as VideoRepository,
-      {
-        queueIndexRepair: (id: string) => {
-          repaired.push(id);
-          return Promise.resolve();
-        },
-      } as unknown as JobQueues,
-      { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
-      { SEARCH_ITEM_CACHE_MB: 1 },
-    );
-    active.onModuleInit();
+    active = activeVideosOver(videos, { feed, repaired });
   });
 
   /** One search's check of its hits: what it shows, and which hits MySQL was asked about. */
@@ -89,7 +63,7 @@ describe('ActiveVideos', () => {
     videos.during = async () => {
       // The row changes, and another search reads the change from the feed, while MySQL's answer
       // (the old row) is on its way.
-      videos.rows.set('v1', summary('v1', 'Renamed'));
+      videos.rows.set('v1', videoSummary('v1', { title: 'Renamed' }));
       feed.publish({ ids: ['v1'] });
       await active.sync()();
     };

@@ -4,7 +4,8 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { after, VideoChangeFeed, type Change } from '@app/shared/video/video-change-feed';
-import { VideoRepository } from '@app/shared/video/video.repository';
+import { withTimeout } from '@app/shared/util/with-timeout';
+import { VideoRepository, type VideoSummary } from '@app/shared/video/video.repository';
 import { ItemHeadCache, renderItemHead, type ItemHead } from './search-page.renderer';
 
 /**
@@ -77,58 +78,61 @@ export class ActiveVideos implements OnModuleInit {
     return () => {
       const latest = this.latest;
       if (latest && latest.stamp > started) return latest.caughtUp;
-      const read = { stamp: ++this.clock, caughtUp: this.read() };
+      const read = { stamp: ++this.clock, caughtUp: this.readFeed() };
       this.latest = read;
       return read.caughtUp;
     };
   }
 
   /** One read of the feed, given up after `FEED_WAIT_MS` (then the copies are not followed until a read succeeds). */
-  private read(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), FEED_WAIT_MS);
-    });
-    const read = this.catchUp().then(
-      () => true,
-      () => false,
-    );
-    return Promise.race([read, waited]).then((caughtUp) => {
-      clearTimeout(timer);
-      if (!caughtUp) this.following = false;
-      return caughtUp;
-    });
+  private async readFeed(): Promise<boolean> {
+    try {
+      await withTimeout(this.catchUp(), FEED_WAIT_MS, 'the change feed');
+      return true;
+    } catch {
+      this.following = false;
+      return false;
+    }
   }
 
   /**
    * The heads of the active videos among `ids`: copies when `synced` (what `sync` resolved), the
-   * rest read from MySQL. A hit MySQL does not hold as active means the index lags: its document is
-   * repaired in the background.
+   * rest read from MySQL (`readRows`).
    */
   async heads(ids: string[], synced: boolean): Promise<Map<string, ItemHead>> {
-    const readAt = Date.now();
+    const notBefore = Date.now() - COPY_LIFETIME_MS;
     const heads = new Map<string, ItemHead>();
     const unknown: string[] = [];
     for (const id of ids) {
-      const copy = synced ? this.copies.get(id, readAt - COPY_LIFETIME_MS) : undefined;
+      const copy = synced ? this.copies.get(id, notBefore) : undefined;
       if (copy) heads.set(id, copy);
       else unknown.push(id);
     }
     this.metrics.searchItemCache.inc({ result: 'hit' }, heads.size);
     this.metrics.searchItemCache.inc({ result: 'miss' }, unknown.length);
-    if (unknown.length === 0) return heads;
-
-    const generation = this.generation;
-    const read = await this.videos.findActiveByIds(unknown);
-    const keep = synced && this.following && generation === this.generation;
-    for (const video of read) {
-      const head = renderItemHead(video);
-      heads.set(video.id, head);
-      if (keep) this.copies.keep(video.id, head, readAt);
-    }
-    for (const id of unknown)
-      if (!heads.has(id)) void this.queues.queueIndexRepair(id, 'stale').catch(() => undefined);
+    if (unknown.length > 0)
+      for (const { video, head } of await this.readRows(unknown, synced)) heads.set(video.id, head);
     return heads;
+  }
+
+  /**
+   * The active videos among `ids` as MySQL holds them now, each with its head (a highlighted page
+   * reads its rows here: it needs their text). A copy of each is kept when `synced` and no change was
+   * applied while MySQL was asked. A hit MySQL does not hold as active means the index lags: its
+   * document is repaired in the background.
+   */
+  async readRows(ids: string[], synced: boolean): Promise<{ video: VideoSummary; head: ItemHead }[]> {
+    const readAt = Date.now();
+    const generation = this.generation;
+    const videos = await this.videos.findActiveByIds(ids);
+    // A failed feed read since `synced` drops every copy at the next one (a new generation), so the
+    // generation alone says whether what MySQL answered may be kept.
+    const keep = synced && generation === this.generation;
+    const rows = videos.map((video) => ({ video, head: renderItemHead(video) }));
+    for (const { video, head } of rows) if (keep) this.copies.keep(video.id, head, readAt);
+    const active = new Set(videos.map((video) => video.id));
+    for (const id of ids) if (!active.has(id)) void this.queues.queueIndexRepair(id, 'stale');
+    return rows;
   }
 
   /**
@@ -138,9 +142,9 @@ export class ActiveVideos implements OnModuleInit {
    */
   private async catchUp(): Promise<void> {
     if (this.position === undefined) {
+      // Nothing is held yet, and `following` is false: the copies start afresh below.
       const newest = await this.feed.newestPosition();
       this.position ??= newest;
-      this.dropAll();
     } else {
       const read = await this.feed.read(this.position);
       if (read.kind === 'lost') this.dropAll();

@@ -2,18 +2,14 @@ import type { estypes } from '@elastic/elasticsearch';
 import fc from 'fast-check';
 import { z } from 'zod';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import type { MetricsService } from '@app/shared/metrics/metrics.service';
-import type { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { VideoRepository, VideoSummary } from '@app/shared/video/video.repository';
+import type { VideoSummary } from '@app/shared/video/video.repository';
 import { CursorWalks } from './cursor-walks';
 import type { IndexReads } from './engine/index-reads';
 import { SEARCH_FACETS, SEARCH_SORTS, type SearchFacet, type SearchSort } from './engine/search-criteria';
 import { SearchEngine } from './engine/search-engine';
 import type { Lease, PointInTimeLeases } from './point-in-time-leases';
 import { searchPageSchema, type SearchQuery } from './search-query.schema';
-import { FakeChangeFeed } from '@test/fakes/fake-change-feed';
-import type { VideoChangeFeed } from '@app/shared/video/video-change-feed';
-import { ActiveVideos } from './active-videos';
+import { activeVideosOver } from '@test/fakes/fake-active-videos';
 import { VideoSearchService } from './video-search.service';
 
 /**
@@ -209,22 +205,13 @@ describe('the search answer against its schema (searchPageSchema)', () => {
       const index = new FakeIndex(ranked, combination.bounded ? 12_345 : ranked.length, combination.typo);
       const engine = new SearchEngine(index as unknown as IndexReads);
       const rows = new Map(docs.filter((doc) => doc.active).map((doc) => [doc.video.id, doc.video]));
-      const videos = {
-        findActiveByIds: (ids: string[]) => Promise.resolve(ids.flatMap((id) => rows.get(id) ?? [])),
-      } as unknown as VideoRepository;
-      const config = { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig;
       const service = new VideoSearchService(
         engine,
         new CursorWalks(engine, leases),
-        new ActiveVideos(
-          new FakeChangeFeed() as unknown as VideoChangeFeed,
-          videos,
-          { queueIndexRepair: () => Promise.resolve() } as unknown as JobQueues,
-          { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
-          config,
-        ),
-        videos,
-        config,
+        activeVideosOver({
+          findActiveByIds: (ids: string[]) => Promise.resolve(ids.flatMap((id) => rows.get(id) ?? [])),
+        }),
+        { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig,
       );
       const query: SearchQuery = {
         q: combination.typo ? 'pnadas' : 'pandas',

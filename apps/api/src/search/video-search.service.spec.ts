@@ -1,8 +1,7 @@
 import { parseDateBound } from '@app/shared/search/search-params';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import type { MetricsService } from '@app/shared/metrics/metrics.service';
-import type { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { VideoRepository, VideoSummary } from '@app/shared/video/video.repository';
+import type { VideoSummary } from '@app/shared/video/video.repository';
+import { activeVideosOver, videoSummary } from '@test/fakes/fake-active-videos';
 import type { CursorWalks } from './cursor-walks';
 import type { Ranking } from './engine/search-answers';
 import type { SearchCriteria } from './engine/search-criteria';
@@ -10,22 +9,7 @@ import type { SearchEngine } from './engine/search-engine';
 import { callerId } from './point-in-time-leases';
 import type { CursorPosition } from './search-cursor';
 import type { SearchQuery } from './search-query.schema';
-import { FakeChangeFeed } from '@test/fakes/fake-change-feed';
-import type { VideoChangeFeed } from '@app/shared/video/video-change-feed';
-import { ActiveVideos } from './active-videos';
 import { VideoSearchService } from './video-search.service';
-
-const summary = (id: string, version = 1): VideoSummary => ({
-  id,
-  title: `Title ${id}`,
-  description: '',
-  authorId: 'a1',
-  speakers: [],
-  event: null,
-  publishedAt: null,
-  tags: [],
-  version,
-});
 
 /**
  * A ranking (pages by number) and cursor walks (pages after a position) that answer what a test
@@ -79,27 +63,13 @@ describe('VideoSearchService', () => {
 
   beforeEach(() => {
     ranking = new FakeRanking();
-    videos = new FakeVideos(new Map(['v1', 'v2', 'v3'].map((id) => [id, summary(id)])));
+    videos = new FakeVideos(new Map(['v1', 'v2', 'v3'].map((id) => [id, videoSummary(id)])));
     repaired = [];
-    const queues = {
-      queueIndexRepair: (id: string) => {
-        repaired.push(id);
-        return Promise.resolve();
-      },
-    };
-    const config = { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig;
     service = new VideoSearchService(
       ranking as unknown as SearchEngine,
       { page: ranking.walk.bind(ranking) } as unknown as CursorWalks,
-      new ActiveVideos(
-        new FakeChangeFeed() as unknown as VideoChangeFeed,
-        videos as unknown as VideoRepository,
-        queues as unknown as JobQueues,
-        { searchItemCache: { inc: () => undefined } } as unknown as MetricsService,
-        config,
-      ),
-      videos as unknown as VideoRepository,
-      config,
+      activeVideosOver(videos, { repaired }),
+      { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig,
     );
   });
 
@@ -130,6 +100,11 @@ describe('VideoSearchService', () => {
     ]);
     expect(answer.total).toBe(6);
     expect(repaired).toEqual(['gone']);
+
+    // A highlighted page reads its rows in full, and repairs what MySQL no longer holds the same way.
+    const highlighted = await body(query({ limit: 3, highlight: true }));
+    expect(highlighted.items.map((item) => item.id)).toEqual(['v1', 'v2']);
+    expect(repaired).toEqual(['gone', 'gone']);
   });
 
   it('hands out a cursor for the next page that leads the ranking there, for this search only', async () => {
@@ -193,7 +168,7 @@ describe('VideoSearchService', () => {
 
   it('highlights the words searched, corrections included, from the rows MySQL holds', async () => {
     videos.active.set('v1', {
-      ...summary('v1', 2),
+      ...videoSummary('v1', { version: 2 }),
       title: 'Okapi <b>herding</b>',
       description: 'Zebra stripes',
     });

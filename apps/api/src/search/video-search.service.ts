@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { VideoRepository } from '@app/shared/video/video.repository';
 import type { SearchQuery, SuggestQuery } from './search-query.schema';
 import { CursorWalks } from './cursor-walks';
 import type { Ranking } from './engine/search-answers';
@@ -11,7 +10,7 @@ import { callerId } from './point-in-time-leases';
 import { fingerprint, newWalk, SearchCursors } from './search-cursor';
 import { ActiveVideos } from './active-videos';
 import { Highlighter, type Highlights } from './search-highlighter';
-import { renderItemHead, renderSearchPage, type ItemHead, type RenderedItem } from './search-page.renderer';
+import { renderSearchPage, type ItemHead, type RenderedItem } from './search-page.renderer';
 
 @Injectable()
 export class VideoSearchService {
@@ -21,7 +20,6 @@ export class VideoSearchService {
     private readonly engine: SearchEngine,
     private readonly walks: CursorWalks,
     private readonly active: ActiveVideos,
-    private readonly videos: VideoRepository,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.cursors = new SearchCursors(
@@ -59,7 +57,7 @@ export class VideoSearchService {
     const ids = ranking.hits.map((hit) => hit.id);
     const highlighter = query.highlight ? new Highlighter(query.q, ranking.corrections) : undefined;
     const { heads, highlights } = highlighter
-      ? await this.highlighted(ids, highlighter)
+      ? await this.highlighted(ids, highlighter, await synced())
       : { heads: await this.active.heads(ids, await synced()), highlights: undefined };
 
     const items = ranking.hits.flatMap((hit): RenderedItem[] => {
@@ -101,16 +99,12 @@ export class VideoSearchService {
     return { items: suggestions.filter((suggestion) => active.has(suggestion.id)) };
   }
 
-  /**
-   * Heads and highlights of the active videos among `ids`: highlighting needs their text, so their
-   * rows are read from MySQL, which decides what shows as for any search.
-   */
-  private async highlighted(ids: string[], highlighter: Highlighter) {
-    const videos = await this.videos.findActiveByIds(ids);
+  /** Heads and highlights of the active videos among `ids`: highlighting needs their text, so their rows are read. */
+  private async highlighted(ids: string[], highlighter: Highlighter, synced: boolean) {
     const heads = new Map<string, ItemHead>();
     const highlights = new Map<string, Highlights>();
-    for (const video of videos) {
-      heads.set(video.id, renderItemHead(video));
+    for (const { video, head } of await this.active.readRows(ids, synced)) {
+      heads.set(video.id, head);
       highlights.set(video.id, highlighter.highlight(video));
     }
     return { heads, highlights };

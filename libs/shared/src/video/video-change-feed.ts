@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import {
@@ -148,7 +149,8 @@ export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface 
 
   private async retry(fields: string[]): Promise<void> {
     for (let failures = 1; failures < PUBLISH_ATTEMPTS; failures += 1) {
-      await new Promise((resolve) => setTimeout(resolve, jitteredBackoff(failures, PUBLISH_BACKOFF)));
+      // Unreferenced: a retry waiting for Redis does not hold a process that is shutting down.
+      await sleep(jitteredBackoff(failures, PUBLISH_BACKOFF), undefined, { ref: false });
       try {
         await this.append(fields);
         return;
