@@ -7,7 +7,7 @@ import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import { closedLoop } from './lib/stats';
-import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './lib/cpu';
+import { cpuSeconds, cpuSince, totalCpu, type CpuSeconds } from './lib/cpu';
 import { putMedia, rawS3Client } from './lib/media';
 import { alternate } from './lib/order';
 import { warmUntilSettled, type Settled } from './lib/warm-up';
@@ -95,8 +95,7 @@ async function maintenanceSettled(queues: JobQueues): Promise<void> {
 function combine(rounds: PurgeRun[]): PurgeRun {
   const videos = rounds.reduce((n, r) => n + r.videos, 0);
   const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
-  const cpu = rounds.reduce((total: CpuSeconds, round) => addCpu(total, round.cpu), {});
-  return { videos, seconds, perSecond: videos / seconds, cpu };
+  return { videos, seconds, perSecond: videos / seconds, cpu: totalCpu(rounds) };
 }
 
 /**

@@ -113,10 +113,15 @@ export function addCpu(total: CpuSeconds, used: CpuSeconds): CpuSeconds {
   return total;
 }
 
+/** The CPU of several runs added up, part by part (`addCpu`). */
+export function totalCpu(runs: readonly { cpu: CpuSeconds }[]): CpuSeconds {
+  return runs.reduce((total: CpuSeconds, run) => addCpu(total, run.cpu), {});
+}
+
 /** A side's measured rounds: each call's latency and the CPU each part used. */
 export type MeasuredRun = RunStats & { cpu: CpuSeconds };
 
 /** Rounds of one side as one run (`mergeRuns`), with the CPU of every round added up. */
 export function mergeMeasured(runs: (TimedRun & { cpu: CpuSeconds })[]): MeasuredRun {
-  return { ...mergeRuns(runs), cpu: runs.reduce((total: CpuSeconds, run) => addCpu(total, run.cpu), {}) };
+  return { ...mergeRuns(runs), cpu: totalCpu(runs) };
 }
