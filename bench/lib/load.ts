@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
-import { addCpu, cpuSeconds, cpuSince, type CpuSeconds } from './cpu';
+import { addCpu, cpuSeconds, cpuSince, mergeMeasured, type CpuSeconds, type MeasuredRun } from './cpu';
 import { alternate } from './order';
-import { percentile, type RunStats, type TimedRun } from './stats';
+import { mergeRuns, type RunStats, type TimedRun } from './stats';
 
 export interface HttpLoad {
   url: string;
@@ -13,11 +13,6 @@ export interface HttpLoad {
   durationSeconds?: number;
   amount?: number;
 }
-
-/** autocannon's merge of raw runs (latency histograms added up); its types do not declare it. */
-const { aggregateResult } = autocannon as unknown as {
-  aggregateResult(this: void, results: autocannon.Result[], opts: autocannon.Options): autocannon.Result;
-};
 
 function options(load: HttpLoad): autocannon.Options {
   let i = 0;
@@ -55,28 +50,18 @@ function measured(opts: autocannon.Options): Promise<{ result: autocannon.Result
   });
 }
 
-function stats(result: autocannon.Result, seconds: number, latencies: number[]): RunStats {
-  const ok = result['2xx'];
-  const sorted = latencies.sort((a, b) => a - b);
-  return {
-    requests: ok,
-    seconds,
-    perSecond: ok / seconds,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    errors: result.non2xx + result.errors + result.timeouts,
-  };
-}
-
 /** An HTTP load with autocannon; every non-2xx answer counts as an error. */
 export async function httpLoad(load: HttpLoad): Promise<RunStats> {
-  const { result, latencies } = await measured(options(load));
-  return stats(result, result.duration, latencies);
+  return mergeRuns([await timedHttpLoad(load)]);
 }
 
-/** `httpLoad`, answering with every 2xx answer's latency, so that rounds can be merged (`mergeRuns`). */
+/**
+ * `httpLoad`, answering with every 2xx answer's latency, so that rounds can be merged (`mergeRuns`).
+ * autocannon's own summary (its histograms) is skipped: nothing reads it, and it would cost the
+ * load generator CPU inside the round's reading.
+ */
 export async function timedHttpLoad(load: HttpLoad): Promise<TimedRun> {
-  const { result, latencies } = await measured(options(load));
+  const { result, latencies } = await measured({ ...options(load), skipAggregateResult: true });
   return { latencies, seconds: result.duration, errors: result.non2xx + result.errors + result.timeouts };
 }
 
@@ -98,16 +83,13 @@ export async function alternatingLoads<K extends string>(
     seconds,
     alongside = {},
   }: { rounds: number; seconds: number; alongside?: Partial<Record<K, Alongside>> },
-): Promise<Record<K, RunStats & { cpu: CpuSeconds }>> {
+): Promise<Record<K, MeasuredRun>> {
   const names = Object.keys(loads) as K[];
   const oneRound = (name: K) => async () => {
     const background = alongside[name]?.();
     const before = cpuSeconds();
     try {
-      const run = await measured({
-        ...options({ ...loads[name], durationSeconds: seconds }),
-        skipAggregateResult: true,
-      });
+      const run = await timedHttpLoad({ ...loads[name], durationSeconds: seconds });
       return { ...run, cpu: cpuSince(before) };
     } finally {
       await background?.stop();
@@ -117,19 +99,7 @@ export async function alternatingLoads<K extends string>(
     Object.fromEntries(names.map((name) => [name, oneRound(name)])) as Record<K, ReturnType<typeof oneRound>>,
     rounds,
   );
-  const merged = {} as Record<K, RunStats & { cpu: CpuSeconds }>;
-  for (const name of names) {
-    const results = runs[name].map((run) => run.result);
-    merged[name] = {
-      ...stats(
-        aggregateResult(results, { url: loads[name].url, connections: loads[name].concurrency }),
-        results.reduce((sum, result) => sum + result.duration, 0),
-        runs[name].flatMap((run) => run.latencies),
-      ),
-      cpu: runs[name].reduce((total: CpuSeconds, run) => addCpu(total, run.cpu), {}),
-    };
-  }
-  return merged;
+  return Object.fromEntries(names.map((name) => [name, mergeMeasured(runs[name])])) as Record<K, MeasuredRun>;
 }
 
 export interface WarmUp {
