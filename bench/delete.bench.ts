@@ -8,10 +8,10 @@ import { toVideoDocument } from '@app/shared/search/video-document';
 import { DAY_MS } from '@app/shared/util/time';
 import { VideoState } from '@app/shared/video/video-state';
 import { benchToken, type BenchContext } from './lib/kit';
-import { timedHttpLoad } from './lib/load';
+import { timedHttpLoad, warmAlternating } from './lib/load';
 import { cpuSeconds, cpuSince, mergeMeasured, type MeasuredRun } from './lib/cpu';
 import { alternate } from './lib/order';
-import { warmUntilSettled, type Settled } from './lib/warm-up';
+import type { Settled } from './lib/warm-up';
 import { timedLoop, type TimedRun } from './lib/stats';
 
 export interface SoftDeleteBench {
@@ -184,18 +184,12 @@ export async function benchSoftDelete(
   };
   try {
     await restore();
-    const warmUp = await warmUntilSettled(
-      async () => {
-        const round = await alternate(sides, 1);
-        return mergeMeasured([...round.api, ...round.raw]).cpu;
-      },
-      {
-        minRounds: 3,
-        minSeconds: warmUpSeconds.min,
-        maxSeconds: warmUpSeconds.max,
-        settledJitShare: 0.01,
-      },
-    );
+    const warmUp = await warmAlternating(sides, {
+      minRounds: 3,
+      minSeconds: warmUpSeconds.min,
+      maxSeconds: warmUpSeconds.max,
+      settledJitShare: 0.01,
+    });
     const measured = await alternate(sides, rounds);
     return {
       videos: ids.length,

@@ -8,9 +8,10 @@ import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import { closedLoop } from './lib/stats';
 import { cpuSeconds, cpuSince, totalCpu, type CpuSeconds } from './lib/cpu';
+import { warmAlternating } from './lib/load';
 import { putMedia, rawS3Client } from './lib/media';
 import { alternate } from './lib/order';
-import { warmUntilSettled, type Settled } from './lib/warm-up';
+import type { Settled } from './lib/warm-up';
 import { rawPurge } from './raw-purge';
 
 interface PurgeRun {
@@ -168,18 +169,12 @@ export async function benchPurge(
     // A worker's first start runs every sweep and the reconciler at once: let them finish first.
     await maintenanceSettled(queues);
     const sides = { worker: () => viaWorker(videos), raw: () => viaRawScript(videos) };
-    const warmUp = await warmUntilSettled(
-      async () => {
-        const round = await alternate(sides, 1);
-        return combine([...round.worker, ...round.raw]).cpu;
-      },
-      {
-        minRounds: 3,
-        minSeconds: warmUpSeconds.min,
-        maxSeconds: warmUpSeconds.max,
-        settledJitShare: 0.01,
-      },
-    );
+    const warmUp = await warmAlternating(sides, {
+      minRounds: 3,
+      minSeconds: warmUpSeconds.min,
+      maxSeconds: warmUpSeconds.max,
+      settledJitShare: 0.01,
+    });
     const measured = await alternate(sides, rounds);
     return { worker: combine(measured.worker), raw: combine(measured.raw), warmUp };
   } finally {

@@ -1,7 +1,8 @@
 import autocannon from 'autocannon';
-import { addCpu, cpuSeconds, cpuSince, mergeMeasured, type CpuSeconds, type MeasuredRun } from './cpu';
+import { cpuSeconds, cpuSince, mergeMeasured, totalCpu, type CpuSeconds, type MeasuredRun } from './cpu';
 import { alternate } from './order';
 import { mergeRuns, type RunStats, type TimedRun } from './stats';
+import { warmUntilSettled, type Settled, type WarmUpLimits } from './warm-up';
 
 export interface HttpLoad {
   url: string;
@@ -69,6 +70,30 @@ export async function timedHttpLoad(load: HttpLoad): Promise<TimedRun> {
 export type Alongside = () => { stop(): Promise<void> };
 
 /**
+ * Each load as a side of `alternate`: one round of `seconds` with its `alongside` work, answering
+ * with its latencies and the CPU each part used.
+ */
+function loadRounds<K extends string>(
+  loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
+  { seconds, alongside = {} }: { seconds: number; alongside?: Partial<Record<K, Alongside>> },
+): Record<K, () => Promise<TimedRun & { cpu: CpuSeconds }>> {
+  const oneRound = (name: K) => async () => {
+    const background = alongside[name]?.();
+    const before = cpuSeconds();
+    try {
+      const run = await timedHttpLoad({ ...loads[name], durationSeconds: seconds });
+      return { ...run, cpu: cpuSince(before) };
+    } finally {
+      await background?.stop();
+    }
+  };
+  return Object.fromEntries((Object.keys(loads) as K[]).map((name) => [name, oneRound(name)])) as Record<
+    K,
+    ReturnType<typeof oneRound>
+  >;
+}
+
+/**
  * Several loads measured in alternation (a, b, b, a, a, b…: `roundOrder`), each round `seconds`
  * long, so none of them always gets the warmer or the quieter minute of a shared machine. Each
  * load's rounds are merged:
@@ -81,60 +106,44 @@ export async function alternatingLoads<K extends string>(
   {
     rounds,
     seconds,
-    alongside = {},
+    alongside,
   }: { rounds: number; seconds: number; alongside?: Partial<Record<K, Alongside>> },
 ): Promise<Record<K, MeasuredRun>> {
-  const names = Object.keys(loads) as K[];
-  const oneRound = (name: K) => async () => {
-    const background = alongside[name]?.();
-    const before = cpuSeconds();
-    try {
-      const run = await timedHttpLoad({ ...loads[name], durationSeconds: seconds });
-      return { ...run, cpu: cpuSince(before) };
-    } finally {
-      await background?.stop();
-    }
-  };
-  const runs = await alternate(
-    Object.fromEntries(names.map((name) => [name, oneRound(name)])) as Record<K, ReturnType<typeof oneRound>>,
-    rounds,
-  );
-  return Object.fromEntries(names.map((name) => [name, mergeMeasured(runs[name])])) as Record<K, MeasuredRun>;
+  const runs = await alternate(loadRounds(loads, { seconds, alongside }), rounds);
+  return Object.fromEntries(
+    (Object.keys(loads) as K[]).map((name) => [name, mergeMeasured(runs[name])]),
+  ) as Record<K, MeasuredRun>;
 }
 
-export interface WarmUp {
-  seconds: number;
-  /** Share of Elasticsearch's CPU spent in its JIT compiler during the last warm-up round. */
-  jitShare: number;
+/** The search step's warm-up, as its tables print it. */
+export type WarmUp = Pick<Settled, 'seconds' | 'jitShare'>;
+
+/**
+ * Unmeasured rounds of every side in alternation (`alternate`, one round at a time), each side
+ * answering with the CPU it used, until Elasticsearch's JIT compiler has settled
+ * (`warmUntilSettled`, on the CPU of all the round's sides).
+ */
+export function warmAlternating<K extends string>(
+  sides: Record<K, () => Promise<{ cpu: CpuSeconds }>>,
+  limits: WarmUpLimits,
+): Promise<Settled> {
+  return warmUntilSettled(
+    async () => totalCpu(Object.values<{ cpu: CpuSeconds }[]>(await alternate(sides, 1)).flat()),
+    limits,
+  );
 }
 
 /**
- * Runs the loads, unmeasured, in alternating rounds of `roundSeconds` each until Elasticsearch's
- * JVM has stopped compiling: its JIT compiler threads used at most `settledJitShare` of its CPU in
- * the last round, after at least `minSeconds` (which also lets V8 optimise the API) and at most
- * `maxSeconds`. A freshly started node spends minutes of search load compiling; measured in that
- * time, every round is slower than the next, and more so for the side that runs first.
+ * Runs the loads, unmeasured, in alternating rounds of `roundSeconds` each (`warmAlternating`)
+ * until Elasticsearch's JVM has stopped compiling, after at least `minSeconds` (which also lets V8
+ * optimise the API) and at most `maxSeconds`. A freshly started node spends minutes of search load
+ * compiling; measured in that time, every round is slower than the next, and more so for the side
+ * that runs first.
  */
 export async function warmUp<K extends string>(
   loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
-  {
-    roundSeconds,
-    minSeconds,
-    maxSeconds,
-    settledJitShare,
-  }: { roundSeconds: number; minSeconds: number; maxSeconds: number; settledJitShare: number },
+  { roundSeconds, ...limits }: WarmUpLimits & { roundSeconds: number },
 ): Promise<WarmUp> {
-  const started = performance.now();
-  let seconds: number;
-  let jitShare: number;
-  do {
-    const round = await alternatingLoads(loads, { rounds: 1, seconds: roundSeconds });
-    const used = Object.values<{ cpu: CpuSeconds }>(round).reduce(
-      (total: CpuSeconds, side) => addCpu(total, side.cpu),
-      {},
-    );
-    jitShare = (used['elasticsearch-jit'] ?? 0) / Math.max(used['elasticsearch'] ?? 0, 0.01);
-    seconds = (performance.now() - started) / 1000;
-  } while (seconds < maxSeconds && (seconds < minSeconds || jitShare > settledJitShare));
+  const { seconds, jitShare } = await warmAlternating(loadRounds(loads, { seconds: roundSeconds }), limits);
   return { seconds, jitShare };
 }

@@ -13,6 +13,14 @@ export interface Settled {
   jitShare: number;
 }
 
+/** How long a warm-up runs: see `warmUntilSettled`. */
+export interface WarmUpLimits {
+  minRounds?: number;
+  minSeconds: number;
+  maxSeconds: number;
+  settledJitShare: number;
+}
+
 /**
  * Runs `round` (one unmeasured round of every side, answering with the CPU its work used) until
  * Elasticsearch's JVM has stopped compiling: its JIT compiler used at most `settledJitShare` of
@@ -24,12 +32,7 @@ export interface Settled {
  */
 export async function warmUntilSettled(
   round: () => Promise<CpuSeconds>,
-  {
-    minRounds = 1,
-    minSeconds,
-    maxSeconds,
-    settledJitShare,
-  }: { minRounds?: number; minSeconds: number; maxSeconds: number; settledJitShare: number },
+  { minRounds = 1, minSeconds, maxSeconds, settledJitShare }: WarmUpLimits,
   now: () => number = () => performance.now(),
 ): Promise<Settled> {
   const started = now();
