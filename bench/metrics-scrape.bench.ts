@@ -1,4 +1,4 @@
-import type { CpuSeconds } from './lib/cpu';
+import type { MeasuredRun } from './lib/cpu';
 import { benchToken, PATHS, startProcess, type BenchContext } from './lib/kit';
 import { alternatingLoads, httpLoad, type Alongside } from './lib/load';
 import { queryMix } from './lib/queries';
@@ -8,9 +8,9 @@ export interface MetricsScrapeBench {
   /** Scrapes sent per second on the API's metrics port while `scraped` ran. */
   scrapesPerSecond: number;
   /** Searches through the API, nothing scraping it. */
-  quiet: RunStats & { cpu: CpuSeconds };
+  quiet: MeasuredRun;
   /** The same searches while METRICS_PORT is scraped `scrapesPerSecond` times a second. */
-  scraped: RunStats & { cpu: CpuSeconds };
+  scraped: MeasuredRun;
   /** The scrapes themselves, over every `scraped` round. */
   scrapes: RunStats;
 }

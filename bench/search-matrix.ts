@@ -3,10 +3,11 @@
  * row per catalogue size and index state, the imports' figures per size, and the targets on the
  * API / plain `multi_match` ratios, named so that the size and the state show.
  */
+import type { MeasuredRun } from './lib/cpu';
 import { atLeast, atMost, count, cpuPer, loadHeader, ms, rate, row } from './lib/figures';
 import type { Table, Target } from './lib/report';
 import type { ScaleBench } from './scale.bench';
-import type { SearchBench, SideRun } from './search.bench';
+import type { SearchBench } from './search.bench';
 
 const MB = 2 ** 20;
 /** The compared sides, as the churn's rows name them. */
@@ -21,14 +22,14 @@ const SIDES = [
  * The API's own work per search, in ms of CPU: its Node process, MySQL (the hits it holds no copy
  * of) and Redis (the change feed, the point-in-time leases).
  */
-export function apiOwnCpu(run: SideRun): { node: number; mysql: number; redis: number; total: number } {
+export function apiOwnCpu(run: MeasuredRun): { node: number; mysql: number; redis: number; total: number } {
   const per = (part: string) => ((run.cpu[part] ?? 0) * 1000) / Math.max(run.requests, 1);
   const own = { node: per('api'), mysql: per('mysql'), redis: per('redis') };
   return { ...own, total: own.node + own.mysql + own.redis };
 }
 
 const CPU_PARTS = ['api', 'floor', 'elasticsearch', 'mysql', 'redis', 'bench'];
-const cpuPerRequest = (run: SideRun) => cpuPer(run.cpu, run.requests, CPU_PARTS);
+const cpuPerRequest = (run: MeasuredRun) => cpuPer(run.cpu, run.requests, CPU_PARTS);
 
 const segments = ({ index: { before, after } }: SearchBench) =>
   before.segments === after.segments ? `${before.segments}` : `${before.segments} → ${after.segments}`;

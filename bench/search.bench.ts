@@ -2,7 +2,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { VideoState } from '@app/shared/video/video-state';
 import { startChurn, videosNeeded, type ChurnFigures, type ChurnRate, type Stretch } from './lib/churn';
-import type { CpuSeconds } from './lib/cpu';
+import type { MeasuredRun } from './lib/cpu';
 import {
   benchToken,
   buildSearchRequests,
@@ -14,13 +14,11 @@ import {
 import { alternatingLoads, warmUp, type Alongside, type HttpLoad, type WarmUp } from './lib/load';
 import { PAGE, plainBody } from './lib/plain-query';
 import { asTyped, sampleQueryMix } from './lib/queries';
-import type { RunStats } from './lib/stats';
 
 /** Soft deletes a second while a live index is searched, and as many restores, each a second later. */
 export const CHURN: ChurnRate = { perSecond: 20, lagMs: 1000 };
 
 type Side = 'api' | 'plain' | 'elasticsearch' | 'floor' | 'suggest';
-export type SideRun = RunStats & { cpu: CpuSeconds };
 
 /** The index behind the alias as the searches found it: its shape is half of what they cost. */
 export interface IndexState {
@@ -41,18 +39,18 @@ export interface SearchBench {
   rounds: number;
   /** The index when the measured rounds began, and when they ended (merges go on under churn). */
   index: { before: IndexState; after: IndexState };
-  api: SideRun;
+  api: MeasuredRun;
   /** The plain `multi_match` a user would write instead, straight to Elasticsearch. */
-  plain: SideRun;
+  plain: MeasuredRun;
   /** The API's own request body, straight to Elasticsearch: what the API adds to its query. */
-  elasticsearch: SideRun;
+  elasticsearch: MeasuredRun;
   /**
    * The plain query through a bare forwarding proxy (bench/floor-proxy.ts): the least an HTTP hop
    * in front of the engine costs, against which the API's own work shows.
    */
-  floor: SideRun;
+  floor: MeasuredRun;
   /** `GET /api/videos/suggest` with the same queries cut as if still being typed (quiet runs only). */
-  suggest?: SideRun;
+  suggest?: MeasuredRun;
   /** The churn beside the searches: each side's rounds, and the whole run (warm-up included). */
   churn?: { rate: ChurnRate; sides: Partial<Record<Side, ChurnFigures>>; total: ChurnFigures };
   warmUp: WarmUp;
@@ -180,7 +178,7 @@ export async function benchSearch(
         },
       };
     };
-  let measured: Record<Side, SideRun>;
+  let measured: Record<Side, MeasuredRun>;
   let warmed: WarmUp;
   let before: IndexState;
   let after: IndexState;
