@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { StorageCleaner } from '@app/shared/storage/storage-cleaner';
-import { mediaPrefix } from '@app/shared/storage/storage.service';
 import type { BenchContext } from './lib/kit';
 import { cpuSeconds, cpuSince, mergeMeasured, type MeasuredRun } from './lib/cpu';
-import { putMedia, rawS3Client } from './lib/media';
+import { putMedia, rawDeleteMedia, rawS3Client } from './lib/media';
 import { alternate } from './lib/order';
 import { timedLoop } from './lib/stats';
 
@@ -14,18 +12,6 @@ export interface MediaCleanupBench {
   objectsPerVideo: number;
   cleaner: MeasuredRun;
   raw: MeasuredRun;
-}
-
-/** One video's media, as a script deletes it: one listing of its prefix, one DeleteObjects of what it lists. */
-async function rawDeleteMedia(s3: S3Client, bucket: string, id: string): Promise<number> {
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: mediaPrefix(id) }));
-  const keys = (listed.Contents ?? []).map((object) => ({ Key: object.Key! }));
-  if (keys.length === 0) return 0;
-  const result = await s3.send(
-    new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }),
-  );
-  if ((result.Errors ?? []).length > 0) throw new Error(`DeleteObjects failed for ${id}`);
-  return keys.length;
 }
 
 /**

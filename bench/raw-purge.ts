@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
-import {
-  DeleteObjectsCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
-import { mediaPrefix } from '@app/shared/storage/storage.service';
 import { ledgerKey } from '@app/shared/video/deletion-ledger.service';
+import { rawDeleteMedia } from './lib/media';
 
 /** What the purge script talks to: clients of the bench's own, none of the product's. */
 export interface RawPurgeClients {
@@ -96,18 +91,14 @@ export async function rawPurge(clients: RawPurgeClients, id: string): Promise<vo
     return due;
   });
 
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: mediaPrefix(id) }));
-  const keys = (listed.Contents ?? []).map((object) => ({ Key: object.Key! }));
-  if (keys.length > 0) {
-    await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }));
-  }
+  const objectsDeleted = await rawDeleteMedia(s3, bucket, id);
   await engine.delete({ index, id }, { ignore: [404] });
   const purgedAt = new Date();
   await s3.send(
     new PutObjectCommand({
       Bucket: bucket,
       Key: ledgerKey({ purgedAt, video: { id } }),
-      Body: JSON.stringify({ video: row, objectsDeleted: keys.length, purgedAt }),
+      Body: JSON.stringify({ video: row, objectsDeleted, purgedAt }),
       ContentType: 'application/json',
     }),
   );
@@ -131,7 +122,7 @@ export async function rawPurge(clients: RawPurgeClients, id: string): Promise<vo
             row.deletionRequestedBy,
             row.deletedAt,
             row.purgeAt,
-            keys.length,
+            objectsDeleted,
             purgedAt,
           ],
         ],
@@ -141,7 +132,7 @@ export async function rawPurge(clients: RawPurgeClients, id: string): Promise<vo
       reason: 'retention',
       deletedAt: row.deletedAt?.toISOString() ?? null,
       purgedAt: purgedAt.toISOString(),
-      objectsRemoved: keys.length,
+      objectsRemoved: objectsDeleted,
     });
   });
 }

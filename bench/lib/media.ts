@@ -1,4 +1,4 @@
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
 import { closedLoop } from './stats';
@@ -36,4 +36,19 @@ export async function putMedia(
     },
     { concurrency: 32, total: ids.length * perVideo },
   );
+}
+
+/**
+ * One video's media, as a script deletes it: one listing of its prefix, one DeleteObjects of what
+ * it lists. Answers how many objects went; a key S3 could not delete fails the call.
+ */
+export async function rawDeleteMedia(s3: S3Client, bucket: string, id: string): Promise<number> {
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: mediaPrefix(id) }));
+  const keys = (listed.Contents ?? []).map((object) => ({ Key: object.Key! }));
+  if (keys.length === 0) return 0;
+  const result = await s3.send(
+    new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }),
+  );
+  if ((result.Errors ?? []).length > 0) throw new Error(`DeleteObjects failed for ${id}`);
+  return keys.length;
 }
