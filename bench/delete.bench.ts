@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
 import type { AppConfig } from '@app/shared/config/config.schema';
@@ -11,6 +10,7 @@ import { benchToken, type BenchContext } from './lib/kit';
 import { timedHttpLoad, warmAlternating } from './lib/load';
 import { cpuSeconds, cpuSince, mergeMeasured, type MeasuredRun } from './lib/cpu';
 import { alternate } from './lib/order';
+import { inTransaction, insertEvent } from './lib/raw-mysql';
 import type { Settled } from './lib/warm-up';
 import { timedLoop, type TimedRun } from './lib/stats';
 
@@ -40,10 +40,7 @@ async function rawSoftDelete(
 ): Promise<void> {
   const now = new Date();
   const purgeAt = new Date(now.getTime() + RETENTION_DAYS * DAY_MS);
-  const connection = await pool.getConnection();
-  let video: RowDataPacket;
-  try {
-    await connection.beginTransaction();
+  const video = await inTransaction(pool, async (connection) => {
     const [rows] = await connection.query<RowDataPacket[]>(
       `SELECT id, author_id AS authorId, state, deleted_at AS deletedAt, purge_at AS purgeAt,
          deletion_reason AS deletionReason, deletion_requested_by AS deletionRequestedBy, version,
@@ -52,33 +49,23 @@ async function rawSoftDelete(
        FROM videos WHERE id = ? FOR UPDATE`,
       [id],
     );
-    video = rows[0]!;
-    if (video.state !== VideoState.Active) throw new Error(`${id} is ${String(video.state)}`);
+    const locked = rows[0]!;
+    if (locked.state !== VideoState.Active) throw new Error(`${id} is ${String(locked.state)}`);
     await connection.query(
       `UPDATE videos SET state = ?, deleted_at = ?, purge_at = ?, deletion_reason = ?, deletion_requested_by = ?,
          updated_at = ?, version = version + 1
        WHERE id = ?`,
       [VideoState.SoftDeleted, now, purgeAt, 'retention', 'bench', now, id],
     );
-    const data = {
+    await insertEvent(connection, 'video.soft_deleted', now, {
       videoId: id,
-      authorId: video.authorId as string,
+      authorId: locked.authorId as string,
       requestedBy: 'bench',
       deletedAt: now.toISOString(),
       purgeAt: purgeAt.toISOString(),
-    };
-    const body = JSON.stringify({ type: 'video.soft_deleted', timestamp: now.toISOString(), data });
-    await connection.query(
-      'INSERT INTO outbox_events (id, type, subject, author_id, body, occurred_at) VALUES ?',
-      [[[randomUUID(), 'video.soft_deleted', id, data.authorId, body, now]]],
-    );
-    await connection.commit();
-  } catch (error) {
-    await connection.rollback();
-    throw error;
-  } finally {
-    connection.release();
-  }
+    });
+    return locked;
+  });
   await queue.add(
     'delete-video',
     { videoId: id },

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import { ledgerKey } from '@app/shared/video/deletion-ledger.service';
 import { rawDeleteMedia } from './lib/media';
+import { inTransaction, insertEvent } from './lib/raw-mysql';
 
 /** What the purge script talks to: clients of the bench's own, none of the product's. */
 export interface RawPurgeClients {
@@ -23,39 +23,20 @@ interface Row {
   deletionRequestedBy: string | null;
 }
 
-/** An outbox event as the contract shapes it (docs/contract.md §10.4), in the caller's transaction. */
-async function recordEvent(
+/** One of the purge's events about `row` (`insertEvent`), in the caller's transaction. */
+function recordEvent(
   connection: PoolConnection,
   type: string,
   row: Row,
   at: Date,
   data: Record<string, unknown>,
 ): Promise<void> {
-  const body = JSON.stringify({
-    type,
-    timestamp: at.toISOString(),
-    data: { videoId: row.id, authorId: row.authorId, requestedBy: row.deletionRequestedBy, ...data },
+  return insertEvent(connection, type, at, {
+    videoId: row.id,
+    authorId: row.authorId,
+    requestedBy: row.deletionRequestedBy,
+    ...data,
   });
-  await connection.query(
-    'INSERT INTO outbox_events (id, type, subject, author_id, body, occurred_at) VALUES ?',
-    [[[randomUUID(), type, row.id, row.authorId, body, at]]],
-  );
-}
-
-/** Runs `work` in one transaction on a connection of the pool. */
-async function inTransaction<T>(pool: Pool, work: (connection: PoolConnection) => Promise<T>): Promise<T> {
-  const connection = await pool.getConnection();
-  try {
-    await connection.beginTransaction();
-    const result = await work(connection);
-    await connection.commit();
-    return result;
-  } catch (error) {
-    await connection.rollback();
-    throw error;
-  } finally {
-    connection.release();
-  }
 }
 
 /**
