@@ -240,12 +240,7 @@ async function main(): Promise<void> {
       });
       figures.mediaCleanup = cleanup;
       const cleanupRow = (name: string, run: MeasuredRun) => [
-        name,
-        rate(run.perSecond),
-        ms(run.p50),
-        ms(run.p99),
-        run.requests,
-        run.errors,
+        ...row(name, run),
         cpuPer(run.cpu, run.requests, ['bench', 's3proxy']),
       ];
       measured({
