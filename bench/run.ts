@@ -34,7 +34,7 @@ import {
 } from './lib/report';
 import { writeChart } from './lib/chart';
 import { watchElasticsearch, type MeasuredRun } from './lib/cpu';
-import { atLeast, atMost, count, cpuPer, loadHeader, ms, rate, row } from './lib/figures';
+import { atLeast, atMost, count, cpuPer, loadHeader, ms, rate, row, warmedUp } from './lib/figures';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
 import { benchMediaCleanup } from './media-cleanup.bench';
@@ -167,7 +167,7 @@ async function main(): Promise<void> {
       measured({
         title:
           `Soft delete of ${count(softDelete.videos)} videos (${CONCURRENCY} connections; ${DELETE_ROUNDS} alternating rounds each, a b b a…, the videos restored between rounds; ` +
-          `after a warm-up of ${softDelete.warmUp.rounds} rounds each, ${softDelete.warmUp.seconds.toFixed(0)} s, that ended with Elasticsearch's JIT compiler at ${(softDelete.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
+          `${warmedUp(softDelete.warmUp)})`,
         header: loadHeader(
           'CPU ms per video: Node (API or script) / load generator / ES (of it JIT compiler) / MySQL / Redis',
         ),
@@ -203,7 +203,7 @@ async function main(): Promise<void> {
       measured({
         title:
           `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency ${PURGE_CONCURRENCY}; ${ROUNDS.purge} alternating rounds each, a b b a…, ` +
-          `after a warm-up of ${purge.warmUp.rounds} rounds each, ${purge.warmUp.seconds.toFixed(0)} s, that ended with Elasticsearch's JIT compiler at ${(purge.warmUp.jitShare * 100).toFixed(1)} % of its CPU)`,
+          `${warmedUp(purge.warmUp)})`,
         header: [
           'system',
           'videos',

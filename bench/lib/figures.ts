@@ -2,6 +2,7 @@
 import type { CpuSeconds } from './cpu';
 import type { Target } from './report';
 import type { RunStats } from './stats';
+import type { Settled } from './warm-up';
 
 export const ms = (v: number) => v.toFixed(1);
 export const rate = (v: number) => v.toFixed(0);
@@ -16,6 +17,10 @@ export const cpuPer = (cpu: CpuSeconds, units: number, parts: string[]) => {
     )
     .join(' / ');
 };
+
+/** A warm-up of alternating rounds (`warmAlternating`), as a comparison's title tells it. */
+export const warmedUp = ({ rounds, seconds, jitShare }: Settled) =>
+  `after a warm-up of ${rounds} rounds each, ${seconds.toFixed(0)} s, that ended with Elasticsearch's JIT compiler at ${(jitShare * 100).toFixed(1)} % of its CPU`;
 
 /** The columns of a table of `row`s, and what its CPU column holds. */
 export const loadHeader = (cpu: string) => ['system', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'errors', cpu];
