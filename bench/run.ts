@@ -34,7 +34,19 @@ import {
 } from './lib/report';
 import { writeChart } from './lib/chart';
 import { watchElasticsearch, type MeasuredRun } from './lib/cpu';
-import { atLeast, atMost, count, cpuPer, loadHeader, ms, rate, row, warmedUp } from './lib/figures';
+import {
+  atLeast,
+  atMost,
+  count,
+  cpuPer,
+  loadHeader,
+  MB,
+  megabytes,
+  ms,
+  rate,
+  row,
+  warmedUp,
+} from './lib/figures';
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
 import { benchMediaCleanup } from './media-cleanup.bench';
@@ -101,7 +113,6 @@ const CONCURRENCY = 16;
  * that 16 put in front of each request, so that its latency carries more of its own cost.
  */
 const SEARCH_CONCURRENCY = 8;
-const MB = 2 ** 20;
 /** Delivered events (each with a delivery) the outbox step prunes. */
 const OUTBOX_EVENTS = quick ? 100_000 : 1_000_000;
 /** Undelivered events to a receiver that is down: the outbox-sweep step's small and large backlogs. */
@@ -281,14 +292,14 @@ async function main(): Promise<void> {
             reindex.service.documents,
             reindex.service.seconds.toFixed(2),
             rate(reindex.service.perSecond),
-            (reindex.service.peakRssBytes / MB).toFixed(0),
+            megabytes(reindex.service.peakRssBytes),
           ],
           [
             'raw helpers.bulk',
             reindex.raw.documents,
             reindex.raw.seconds.toFixed(2),
             rate(reindex.raw.perSecond),
-            (reindex.raw.peakRssBytes / MB).toFixed(0),
+            megabytes(reindex.raw.peakRssBytes),
           ],
         ],
       });

@@ -4,12 +4,11 @@
  * API / plain `multi_match` ratios, named so that the size and the state show.
  */
 import type { MeasuredRun } from './lib/cpu';
-import { atLeast, atMost, count, cpuPer, loadHeader, ms, rate, row } from './lib/figures';
+import { atLeast, atMost, count, cpuPer, loadHeader, megabytes, ms, rate, row } from './lib/figures';
 import type { Table, Target } from './lib/report';
 import type { ScaleBench } from './scale.bench';
 import type { SearchBench } from './search.bench';
 
-const MB = 2 ** 20;
 /** The compared sides, as the churn's rows name them. */
 const SIDES = [
   ['api', 'API'],
@@ -192,7 +191,7 @@ export function matrixTable(runs: ScaleBench[]): Table {
 }
 
 const imported = (run: ScaleBench['sampleImport']) =>
-  `${rate(run.perSecond)} videos/s (${run.seconds.toFixed(0)} s, peak RSS ${(run.peakRssBytes / MB).toFixed(0)} MB)`;
+  `${rate(run.perSecond)} videos/s (${run.seconds.toFixed(0)} s, peak RSS ${megabytes(run.peakRssBytes)} MB)`;
 
 /** The imports, the reindex and the reconcile at each size, through the CLI and a worker. */
 export function scaleTable(runs: ScaleBench[]): Table {
@@ -216,8 +215,8 @@ export function scaleTable(runs: ScaleBench[]): Table {
         : `${count(run.catalogue)} videos, ${run.generatedSeconds === undefined ? 'reused from .cache/bench' : `generated in ${run.generatedSeconds.toFixed(0)} s`}`,
       imported(run.sampleImport),
       run.catalogueImport ? imported(run.catalogueImport) : '',
-      `${rate(run.reindex.perSecond)} docs/s (${run.reindex.seconds.toFixed(0)} s, peak RSS ${(run.reindex.peakRssBytes / MB).toFixed(0)} MB)`,
-      `${(run.workerPeakRssBytes / MB).toFixed(0)} (${run.reconcileSeconds.toFixed(0)} s)`,
+      `${rate(run.reindex.perSecond)} docs/s (${run.reindex.seconds.toFixed(0)} s, peak RSS ${megabytes(run.reindex.peakRssBytes)} MB)`,
+      `${megabytes(run.workerPeakRssBytes)} (${run.reconcileSeconds.toFixed(0)} s)`,
     ]),
   };
 }

@@ -7,6 +7,9 @@ import type { Settled } from './warm-up';
 export const ms = (v: number) => v.toFixed(1);
 export const rate = (v: number) => v.toFixed(0);
 export const count = (v: number) => v.toLocaleString('en-US');
+export const MB = 2 ** 20;
+/** Bytes in whole MB (2^20 bytes). */
+export const megabytes = (bytes: number) => (bytes / MB).toFixed(0);
 
 /** CPU ms per unit of work for each part; Elasticsearch's JIT compiler share in brackets. */
 export const cpuPer = (cpu: CpuSeconds, units: number, parts: string[]) => {
