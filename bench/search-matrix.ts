@@ -4,7 +4,18 @@
  * API / plain `multi_match` ratios, named so that the size and the state show.
  */
 import type { MeasuredRun } from './lib/cpu';
-import { atLeast, atMost, count, cpuPer, loadHeader, megabytes, ms, rate, row } from './lib/figures';
+import {
+  atLeast,
+  atMost,
+  count,
+  cpuMsPer,
+  cpuPer,
+  loadHeader,
+  megabytes,
+  ms,
+  rate,
+  row,
+} from './lib/figures';
 import type { Table, Target } from './lib/report';
 import type { ScaleBench } from './scale.bench';
 import type { SearchBench } from './search.bench';
@@ -21,8 +32,8 @@ const SIDES = [
  * The API's own work per search, in ms of CPU: its Node process, MySQL (the hits it holds no copy
  * of) and Redis (the change feed, the point-in-time leases).
  */
-export function apiOwnCpu(run: MeasuredRun): { node: number; mysql: number; redis: number; total: number } {
-  const per = (part: string) => ((run.cpu[part] ?? 0) * 1000) / Math.max(run.requests, 1);
+function apiOwnCpu(run: MeasuredRun): { node: number; mysql: number; redis: number; total: number } {
+  const per = (part: string) => cpuMsPer(run.cpu, Math.max(run.requests, 1), part);
   const own = { node: per('api'), mysql: per('mysql'), redis: per('redis') };
   return { ...own, total: own.node + own.mysql + own.redis };
 }

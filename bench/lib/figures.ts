@@ -11,9 +11,12 @@ export const MB = 2 ** 20;
 /** Bytes in whole MB (2^20 bytes). */
 export const megabytes = (bytes: number) => (bytes / MB).toFixed(0);
 
+/** CPU ms one part used per unit of work. */
+export const cpuMsPer = (cpu: CpuSeconds, units: number, part: string) => ((cpu[part] ?? 0) * 1000) / units;
+
 /** CPU ms per unit of work for each part; Elasticsearch's JIT compiler share in brackets. */
 export const cpuPer = (cpu: CpuSeconds, units: number, parts: string[]) => {
-  const perUnit = (part: string) => (((cpu[part] ?? 0) * 1000) / units).toFixed(2);
+  const perUnit = (part: string) => cpuMsPer(cpu, units, part).toFixed(2);
   return parts
     .map((part) =>
       part === 'elasticsearch' ? `${perUnit(part)} (${perUnit('elasticsearch-jit')})` : perUnit(part),
