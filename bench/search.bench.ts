@@ -149,6 +149,9 @@ export async function benchSearch(
     request: (i: number) => ({ path: path(i) }),
     concurrency,
   });
+  const videos = await context.videos.count();
+  const churnIds = withChurn ? await churnVideos(context) : [];
+  // After the reads that may fail: the proxy is stopped by the `finally` below, and only there.
   const floor = await startFloorProxy(config.ELASTICSEARCH_URL, index);
   // Only the sides present are run (`alternatingLoads` goes by the object's keys).
   const loads = {
@@ -164,8 +167,7 @@ export async function benchSearch(
       ? {}
       : { suggest: throughApi((i) => `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}`) }),
   } as Record<Side, Omit<HttpLoad, 'durationSeconds'>>;
-  const videos = await context.videos.count();
-  const churn = withChurn ? startChurn(apiUrl, token, await churnVideos(context), CHURN) : undefined;
+  const churn = withChurn ? startChurn(apiUrl, token, churnIds, CHURN) : undefined;
   const stretches: Partial<Record<Side, Stretch[]>> = {};
   const churnOf =
     (side: Side): Alongside =>
