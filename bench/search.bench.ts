@@ -16,7 +16,7 @@ import { PAGE, plainBody } from './lib/plain-query';
 import { asTyped, sampleQueryMix } from './lib/queries';
 
 /** Soft deletes a second while a live index is searched, and as many restores, each a second later. */
-export const CHURN: ChurnRate = { perSecond: 20, lagMs: 1000 };
+const CHURN: ChurnRate = { perSecond: 20, lagMs: 1000 };
 
 /** The sample's query mix, read once however many comparisons a run makes (two per catalogue size). */
 let sampleMix: Promise<string[]> | undefined;

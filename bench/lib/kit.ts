@@ -193,8 +193,9 @@ export async function runWithPeakRss(
   const report = join(dir, 'time.txt');
   try {
     const run = await runProcess(entry, args, { ...BENCH_ENV, ...env }, [GNU_TIME, '-v', '-o', report]);
-    const kilobytes = /Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(report, 'utf8'));
-    if (!kilobytes) throw new Error(`no peak RSS in ${GNU_TIME}'s report:\n${readFileSync(report, 'utf8')}`);
+    const text = readFileSync(report, 'utf8');
+    const kilobytes = /Maximum resident set size \(kbytes\): (\d+)/.exec(text);
+    if (!kilobytes) throw new Error(`no peak RSS in ${GNU_TIME}'s report:\n${text}`);
     return { ...run, peakRssBytes: Number(kilobytes[1]) * 1024 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
