@@ -120,11 +120,18 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
 
     const restored = await api.restoreVideo(videoId, author);
     expect(restored).toMatchObject({ status: 200, data: { id: videoId, state: 'active' } });
-    // Back in search once Elasticsearch refreshes (about a second), not necessarily at once.
-    await waitFor('the restored video in search', async () => ((await found()).length ? true : undefined), {
-      timeoutMs: 15_000,
-    });
-    expect(await found()).toEqual([videoId]);
+    // Back in search once Elasticsearch refreshes (about a second), not necessarily at once, nor for
+    // good at the first sight of it: a search before that refresh may still read the document as it
+    // was before the delete, and a refresh that began before the restore's write shows the deleted one.
+    const shown = await waitFor(
+      'the restored video in search',
+      async () => {
+        const ids = await found();
+        return ids.includes(videoId) ? ids : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(shown).toEqual([videoId]);
   }, 30_000);
 
   it('lists the trash, follows a trash operation, reads a deletion receipt, and counts an erasure in a dry run', async () => {
