@@ -93,19 +93,34 @@ describe('the stored metrics’ reads', () => {
       `INSERT INTO trash_operations (id, author_id, kind, requested_by, state, total, done, active_author,
          started_at, completed_at, updated_at) VALUES ?`,
       [
-        Array.from({ length: 500 }, (_, n) => [
-          randomUUID(),
-          `author-${n}`,
-          'empty',
-          `author-${n}`,
-          'completed',
-          3,
-          3,
-          null,
-          at(600),
-          at(590),
-          at(590),
-        ]),
+        [
+          ...Array.from({ length: 500 }, (_, n) => [
+            randomUUID(),
+            `author-${n}`,
+            'empty',
+            `author-${n}`,
+            'completed',
+            3,
+            3,
+            null,
+            at(600),
+            at(590),
+            at(590),
+          ]),
+          [
+            randomUUID(),
+            'author-t',
+            'restore',
+            'author-t',
+            'running',
+            3,
+            1,
+            'author-t',
+            at(40),
+            null,
+            at(35),
+          ],
+        ],
       ],
     );
 
@@ -114,7 +129,10 @@ describe('the stored metrics’ reads', () => {
       { state: 'purging', count: 1, oldestStartedAt: at(90), stalestUpdatedAt: at(60) },
       { state: 'running', count: 2, oldestStartedAt: at(30), stalestUpdatedAt: at(5) },
     ]);
-    await expect(trash.unfinishedSummary()).resolves.toEqual([]);
+    await expect(trash.unfinishedSummary()).resolves.toEqual([
+      { state: 'running', count: 1, oldestStartedAt: at(40), stalestUpdatedAt: at(35) },
+    ]);
+    await expect(trash.unfinished()).resolves.toHaveLength(1);
     // The sweeps read the same states.
     expect((await erasures.unfinished()).map((row) => row.state).sort()).toEqual([
       'purging',
