@@ -2,6 +2,8 @@ import {
   alertRules,
   dashboard,
   dashboardPanels,
+  exportedFamilies,
+  exportedSamples,
   exportingFamily,
   headingAnchors,
   observabilityQueries,
@@ -201,6 +203,25 @@ describe('the dashboard and the alerting rules (deploy/observability)', () => {
       expect(exportingFamily('http_request_duration_seconds', exported)).toBeUndefined();
       expect(exportingFamily('job_failures_total', exported)).toBe('job_failures_total');
       expect(exportingFamily('job_failures', exported)).toBeUndefined();
+    });
+
+    it('read the families and samples of what prom-client exports', async () => {
+      const metrics = new MetricsService();
+      metrics.httpDuration.observe({ method: 'GET', route: '/api/videos/search', status: '200' }, 0.02);
+      metrics.webhookAttempts.inc({ outcome: 'a "quoted" \\ outcome' });
+      const exposition = await metrics.registry.metrics();
+      const families = exportedFamilies(exposition);
+      expect(families.get('http_request_duration_seconds')).toBe('histogram');
+      expect(families.get('job_failures_total')).toBe('counter');
+      expect(exportedSamples(exposition)).toEqual(
+        expect.arrayContaining([
+          {
+            name: 'http_request_duration_seconds_count',
+            labels: { method: 'GET', route: '/api/videos/search', status: '200' },
+          },
+          { name: 'webhook_delivery_attempts_total', labels: { outcome: 'a "quoted" \\ outcome' } },
+        ]),
+      );
     });
 
     it('know the anchors GitHub gives headings', () => {
