@@ -28,12 +28,15 @@ describe('the stored metrics’ reads', () => {
   /** The statement `read` sends to MySQL, as MariaDB plans it. */
   async function planOf(read: () => Promise<unknown>): Promise<PlanRow[]> {
     const sent = jest.spyOn(context.dataSource, 'query');
+    let calls: unknown[][];
     try {
       await read();
     } finally {
+      // Restoring forgets the calls.
+      calls = [...sent.mock.calls];
       sent.mockRestore();
     }
-    const [sql, parameters] = sent.mock.calls.at(-1)! as [string, unknown[]?];
+    const [sql, parameters] = calls.at(-1)! as [string, unknown[]?];
     return context.dataSource.query<PlanRow[]>(`EXPLAIN ${sql}`, parameters);
   }
 
