@@ -9,6 +9,9 @@ export type ErasureMode = 'soft' | 'permanent';
  */
 export type ErasureState = 'running' | 'purging' | 'completed';
 
+/** The states of an erasure that is not done: the sweep's and the metrics' reads both mean these. */
+export const UNFINISHED_ERASURE_STATES = ['running', 'purging'] as const satisfies readonly ErasureState[];
+
 /** One request to erase an author's videos (docs/contract.md §10.2), worked off by the worker. */
 @Entity({ name: 'erasures' })
 @Index('idx_erasures_state', ['state'])

@@ -2,7 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BulkOperationRepository } from '../video/bulk-operation.repository';
 import { erasableSql } from '../video/video-batch.repository';
-import { ErasureEntity, type ErasureMode, type ErasureState } from './erasure.entity';
+import {
+  ErasureEntity,
+  UNFINISHED_ERASURE_STATES,
+  type ErasureMode,
+  type ErasureState,
+} from './erasure.entity';
 
 /** What a new erasure request says; its total is counted as it is written. */
 export interface NewErasure {
@@ -16,9 +21,12 @@ export interface NewErasure {
 
 /** Plain data access for erasure requests: no rules here, the erasure services hold those. */
 @Injectable()
-export class ErasureRepository extends BulkOperationRepository<ErasureEntity> {
+export class ErasureRepository extends BulkOperationRepository<
+  ErasureEntity,
+  (typeof UNFINISHED_ERASURE_STATES)[number]
+> {
   constructor(dataSource: DataSource) {
-    super(dataSource, ErasureEntity);
+    super(dataSource, ErasureEntity, UNFINISHED_ERASURE_STATES);
   }
 
   /**
@@ -86,6 +94,8 @@ export class ErasureRepository extends BulkOperationRepository<ErasureEntity> {
 
   /** Ids and states of every unfinished erasure, for the sweep (few: at most one per author). */
   unfinished(): Promise<Pick<ErasureEntity, 'id' | 'state'>[]> {
-    return this.dataSource.query(`SELECT id, state FROM erasures WHERE state IN ('running', 'purging')`);
+    return this.dataSource.query('SELECT id, state FROM erasures WHERE state IN (?)', [
+      this.unfinishedStates,
+    ]);
   }
 }

@@ -8,10 +8,15 @@ import {
 import { Gauge } from 'prom-client';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { ErasureRepository } from '../erasure/erasure.repository';
 import { OutboxRepository } from '../events/outbox.repository';
 import { JobQueues } from '../queue/job-queues.service';
 import { JOB_QUEUES } from '../queue/jobs';
+import { nextInLineReadySince } from '../queue/queue-age';
+import { TrashOperationRepository } from '../trash/trash-operation.repository';
+import type { UnfinishedOperations } from '../video/bulk-operation.repository';
 import { VideoRepository } from '../video/video.repository';
+import { ageGauge } from './age-gauge';
 import { MetricsService } from './metrics.service';
 
 const JOB_STATES = [
@@ -24,16 +29,31 @@ const JOB_STATES = [
   'waiting-children',
 ] as const;
 
-/** One metric read from a store, by its name. */
+/**
+ * Purges due are counted up to this many: beyond it the backlog's size changes nothing an operator
+ * does (purge_lag_seconds says how late it is), and the count stays a bounded read of the index.
+ */
+export const DUE_PURGES_COUNTED = 10_000;
+
+/** The metrics' name for each kind of durable operation on an author's videos (bulk-operation.ts). */
+interface Operations {
+  operation: 'erasure' | 'trash';
+  repository: {
+    readonly unfinishedStates: readonly string[];
+    unfinishedSummary(): Promise<UnfinishedOperations<string>[]>;
+  };
+}
+
+/** What one read from a store sets: its metrics, by name, each refreshed when the read succeeds. */
 interface Source {
-  metric: string;
+  metrics: readonly string[];
   read(): Promise<void>;
 }
 
 /**
- * The metrics read from MySQL and Redis (queue sizes, purge lag, failing deletions, undelivered
- * webhooks), read again every METRICS_REFRESH_INTERVAL_MS in the background (docs/contract.md §9).
- * A scrape only serialises the registry: however often and by however many scrapers, the stores
+ * The metrics read from MySQL and Redis (queue sizes and ages, purge lag and purges due, failing
+ * deletions, unfinished erasures and trash operations, undelivered webhooks), read again every
+ * METRICS_REFRESH_INTERVAL_MS in the background (docs/contract.md §9). A scrape only serialises the registry: however often and by however many scrapers, the stores
  * see one read of each per interval and process, and a scrape never waits for a slow store.
  *
  * A read that fails keeps the last value, and `metrics_refreshed_timestamp_seconds` says when each
@@ -55,6 +75,8 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
     queues: JobQueues,
     videos: VideoRepository,
     outbox: OutboxRepository,
+    erasures: ErasureRepository,
+    trash: TrashOperationRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     const registers = [metrics.registry];
@@ -70,16 +92,45 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
       labelNames: ['queue', 'state'] as const,
       registers,
     });
-    let oldestDuePurge: Date | null = null;
-    new Gauge({
+    const queueAge = ageGauge({
+      name: 'queue_oldest_waiting_seconds',
+      help: 'How long the job next in line in each queue (waiting or prioritized) has been ready to run (0 when none waits)',
+      labelNames: ['queue'] as const,
+      registers,
+    });
+    const purgeLag = ageGauge({
       name: 'purge_lag_seconds',
       help: 'Now minus the oldest purge date that has passed without the video being purged (0 when none)',
       registers,
-      // From the date last read but at scrape time, so the lag grows between two reads as it does.
-      collect() {
-        this.set(oldestDuePurge ? Math.max(0, (Date.now() - oldestDuePurge.getTime()) / 1000) : 0);
-      },
     });
+    const purgesDue = new Gauge({
+      name: 'purges_due',
+      help: `Soft-deleted videos whose purge date has passed and whose purge has not started, counted up to ${DUE_PURGES_COUNTED}`,
+      registers,
+    });
+    const operationLabels = ['operation', 'state'] as const;
+    const unfinishedOperations = new Gauge({
+      name: 'bulk_operations_unfinished',
+      help: 'Unfinished erasures (running, purging) and trash operations (running), by operation and state',
+      labelNames: operationLabels,
+      registers,
+    });
+    const oldestOperation = ageGauge({
+      name: 'bulk_operation_oldest_seconds',
+      help: 'Now minus when the oldest unfinished operation of each operation and state was asked for (0 when none)',
+      labelNames: operationLabels,
+      registers,
+    });
+    const idleOperation = ageGauge({
+      name: 'bulk_operation_idle_seconds',
+      help: 'Now minus the least recent progress (a batch, or the move to its state) among the unfinished operations of each operation and state (0 when none)',
+      labelNames: operationLabels,
+      registers,
+    });
+    const operations: Operations[] = [
+      { operation: 'erasure', repository: erasures },
+      { operation: 'trash', repository: trash },
+    ];
     const deletionsFailing = new Gauge({
       name: 'deletions_failing',
       help: 'Deletion jobs that used up their retries and wait for the sweep to retry them',
@@ -93,7 +144,7 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
     });
     this.sources = [
       {
-        metric: 'queue_jobs',
+        metrics: ['queue_jobs'],
         async read() {
           for (const queue of queues.all()) {
             const counts = await queue.getJobCounts(...JOB_STATES);
@@ -102,19 +153,51 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
         },
       },
       {
-        metric: 'purge_lag_seconds',
+        metrics: ['queue_oldest_waiting_seconds'],
         async read() {
-          oldestDuePurge = await videos.oldestDuePurge(new Date());
+          for (const queue of queues.all())
+            queueAge({ queue: queue.name }, await nextInLineReadySince(queue));
         },
       },
       {
-        metric: 'deletions_failing',
+        metrics: ['purge_lag_seconds'],
+        async read() {
+          purgeLag({}, await videos.oldestDuePurge(new Date()));
+        },
+      },
+      {
+        metrics: ['purges_due'],
+        async read() {
+          purgesDue.set(await videos.countDuePurges(new Date(), DUE_PURGES_COUNTED));
+        },
+      },
+      {
+        metrics: ['deletions_failing'],
         async read() {
           deletionsFailing.set(await queues.queue(JOB_QUEUES['delete-video']).getFailedCount());
         },
       },
       {
-        metric: 'webhook_deliveries_undelivered',
+        metrics: [
+          'bulk_operations_unfinished',
+          'bulk_operation_oldest_seconds',
+          'bulk_operation_idle_seconds',
+        ],
+        async read() {
+          for (const { operation, repository } of operations) {
+            const byState = new Map((await repository.unfinishedSummary()).map((row) => [row.state, row]));
+            // Every unfinished state has its series, 0 when none is in it, so a panel never goes blank.
+            for (const state of repository.unfinishedStates) {
+              const found = byState.get(state);
+              unfinishedOperations.set({ operation, state }, found?.count ?? 0);
+              oldestOperation({ operation, state }, found?.oldestStartedAt ?? null);
+              idleOperation({ operation, state }, found?.stalestUpdatedAt ?? null);
+            }
+          }
+        },
+      },
+      {
+        metrics: ['webhook_deliveries_undelivered'],
         async read() {
           const counts = await outbox.undeliveredCounts();
           for (const [state, count] of Object.entries(counts)) undelivered.set({ state }, count);
@@ -137,7 +220,7 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Reads every metric not already being read; never rejects. */
-  private async refresh(): Promise<void> {
+  async refresh(): Promise<void> {
     await Promise.all(this.sources.filter((source) => !this.reading.has(source)).map((s) => this.read(s)));
   }
 
@@ -145,11 +228,11 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
     this.reading.add(source);
     try {
       await source.read();
-      this.refreshed.set({ metric: source.metric }, Date.now() / 1000);
+      for (const metric of source.metrics) this.refreshed.set({ metric }, Date.now() / 1000);
     } catch (error) {
       if (!this.stopped) {
         this.logger.warn(
-          { metric: source.metric, err: String(error) },
+          { metrics: source.metrics, err: String(error) },
           'metric not refreshed: the last value stands',
         );
       }

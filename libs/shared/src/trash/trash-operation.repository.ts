@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { BulkOperationRepository } from '../video/bulk-operation.repository';
 import { trashSql } from '../video/video-batch.repository';
-import { TrashOperationEntity, type TrashOperationKind } from './trash-operation.entity';
+import {
+  TrashOperationEntity,
+  UNFINISHED_TRASH_STATES,
+  type TrashOperationKind,
+} from './trash-operation.entity';
 
 /** What a new trash operation says; its total is counted as it is written. */
 export interface NewTrashOperation {
@@ -15,9 +19,12 @@ export interface NewTrashOperation {
 
 /** Plain data access for trash operations: no rules here, the trash operation services hold those. */
 @Injectable()
-export class TrashOperationRepository extends BulkOperationRepository<TrashOperationEntity> {
+export class TrashOperationRepository extends BulkOperationRepository<
+  TrashOperationEntity,
+  (typeof UNFINISHED_TRASH_STATES)[number]
+> {
   constructor(dataSource: DataSource) {
-    super(dataSource, TrashOperationEntity);
+    super(dataSource, TrashOperationEntity, UNFINISHED_TRASH_STATES);
   }
 
   /**
@@ -69,7 +76,8 @@ export class TrashOperationRepository extends BulkOperationRepository<TrashOpera
   /** Ids of every running operation, for the sweep (few: at most one per author). */
   async unfinished(): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM trash_operations WHERE state = 'running'`,
+      'SELECT id FROM trash_operations WHERE state IN (?)',
+      [this.unfinishedStates],
     );
     return rows.map((row) => row.id);
   }

@@ -381,6 +381,20 @@ export class VideoRepository {
     return new Set(rows.map((row) => row.id));
   }
 
+  /**
+   * Soft-deleted videos whose purge date has passed, counted up to `cap` (the purges-due metric):
+   * the count stops at the cap in the `(state, purge_at)` index, so a huge backlog costs no more
+   * than `cap` index entries.
+   */
+  async countDuePurges(now: Date, cap: number): Promise<number> {
+    const due = purgeDueSql(now);
+    const rows: { due: number | string }[] = await this.dataSource.query(
+      `SELECT COUNT(*) AS due FROM (SELECT 1 FROM videos WHERE ${due.where} LIMIT ?) AS due_purges`,
+      [...due.parameters, cap],
+    );
+    return Number(rows[0]?.due ?? 0);
+  }
+
   /** The oldest purge date still waiting, for the purge-lag metric. */
   async oldestDuePurge(now: Date): Promise<Date | null> {
     const due = purgeDueSql(now);

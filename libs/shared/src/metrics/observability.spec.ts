@@ -1,0 +1,235 @@
+import {
+  alertRules,
+  dashboard,
+  dashboardPanels,
+  exportedFamilies,
+  exportedSamples,
+  exportingFamily,
+  headingAnchors,
+  observabilityQueries,
+  parsePromql,
+  runbooksMarkdown,
+  type MetricType,
+} from '@test/support/observability';
+import type { AppConfig } from '../config/config.schema';
+import type { ErasureRepository } from '../erasure/erasure.repository';
+import type { OutboxRepository } from '../events/outbox.repository';
+import type { JobQueues } from '../queue/job-queues.service';
+import type { TrashOperationRepository } from '../trash/trash-operation.repository';
+import type { VideoRepository } from '../video/video.repository';
+import { MetricsService } from './metrics.service';
+import { StoredMetrics } from './stored-metrics';
+
+/** Labels Prometheus adds to every scraped series (its target's), whatever the process exports. */
+const TARGET_LABELS = ['instance', 'job'];
+
+/**
+ * Every metric a process registers, with its type and labels: MetricsService's and StoredMetrics'
+ * (whose constructor only registers; the stores are read later, so none is needed here).
+ */
+function registeredMetrics(): Map<string, { type: MetricType; labels: string[] }> {
+  const metrics = new MetricsService();
+  new StoredMetrics(
+    metrics,
+    {} as JobQueues,
+    {} as VideoRepository,
+    {} as OutboxRepository,
+    {} as ErasureRepository,
+    {} as TrashOperationRepository,
+    { METRICS_REFRESH_INTERVAL_MS: 15_000 } as AppConfig,
+  );
+  const registered = new Map<string, { type: MetricType; labels: string[] }>();
+  for (const metric of metrics.registry.getMetricsAsArray()) {
+    const { name, labelNames } = metric as unknown as { name: string; labelNames: string[] };
+    registered.set(name, { type: String(metric.type) as MetricType, labels: [...labelNames] });
+  }
+  return registered;
+}
+
+describe('the dashboard and the alerting rules (deploy/observability)', () => {
+  const queries = observabilityQueries();
+  const rules = alertRules();
+  const registered = registeredMetrics();
+  const types = new Map([...registered].map(([name, { type }]) => [name, type]));
+
+  it('has expressions to check: every rule and every panel', () => {
+    expect(rules.length).toBeGreaterThanOrEqual(6);
+    expect(queries.length).toBeGreaterThan(rules.length);
+  });
+
+  it.each(queries)(
+    '$where is PromQL that parses without an error node, each selector naming its metric',
+    (query) => {
+      const parsed = parsePromql(query.expr);
+      expect(parsed.errors).toEqual([]);
+      expect(parsed.selectors.length).toBeGreaterThan(0);
+      for (const selector of parsed.selectors) expect(selector.metric).toEqual(expect.any(String));
+    },
+  );
+
+  it.each(queries)('$where names only metrics this service exports, and only their labels', (query) => {
+    const { selectors, labels } = parsePromql(query.expr);
+    const families = selectors.map((selector) => exportingFamily(selector.metric!, types));
+    expect(selectors.filter((_, n) => families[n] === undefined).map((selector) => selector.metric)).toEqual(
+      [],
+    );
+    const known = new Set([
+      ...TARGET_LABELS,
+      ...families.flatMap((family) => registered.get(family!)?.labels ?? []),
+      // A histogram's buckets carry `le`.
+      ...(selectors.some((selector) => selector.metric!.endsWith('_bucket')) ? ['le'] : []),
+    ]);
+    expect(labels.filter((label) => !known.has(label))).toEqual([]);
+    selectors.forEach((selector, n) => {
+      const own = new Set([...TARGET_LABELS, ...(registered.get(families[n]!)?.labels ?? [])]);
+      expect(selector.matchers.map((matcher) => matcher.label).filter((label) => !own.has(label))).toEqual(
+        [],
+      );
+    });
+  });
+
+  describe('every alerting rule', () => {
+    const anchors = headingAnchors(runbooksMarkdown());
+
+    it('has a unique name', () => {
+      const names = rules.map((rule) => rule.alert);
+      expect(new Set(names).size).toBe(names.length);
+    });
+
+    it.each(rules)('$alert waits (`for`), has a severity, a summary, a description and a runbook', (rule) => {
+      expect(rule.for).toMatch(/^\d+[smhd]$/);
+      expect(['critical', 'warning']).toContain(rule.labels?.severity);
+      expect(rule.annotations?.summary).toEqual(expect.stringMatching(/\S/));
+      expect(rule.annotations?.description).toEqual(expect.stringMatching(/\S/));
+      const runbook = /^docs\/observability\.md#(.+)$/.exec(rule.annotations?.runbook_url ?? '');
+      expect({
+        runbook: rule.annotations?.runbook_url,
+        found: runbook !== null && anchors.has(runbook[1]!),
+      }).toEqual({
+        runbook: rule.annotations?.runbook_url,
+        found: true,
+      });
+    });
+  });
+
+  describe('the Grafana dashboard', () => {
+    const board = dashboard();
+    const panels = dashboardPanels(board);
+    const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
+
+    it('asks for its Prometheus data source in a variable, which every panel and query uses', () => {
+      expect(board.templating.list).toContainEqual(
+        expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'prometheus' }),
+      );
+      for (const panel of panels) {
+        expect({ panel: panel.title, datasource: panel.datasource }).toEqual({
+          panel: panel.title,
+          datasource: DATASOURCE,
+        });
+        for (const target of panel.targets ?? []) {
+          expect({ panel: panel.title, datasource: target.datasource }).toEqual({
+            panel: panel.title,
+            datasource: DATASOURCE,
+          });
+        }
+      }
+    });
+
+    it('gives every panel a query, a unique id and a place within the 24 columns', () => {
+      const ids = board.panels.flatMap((panel) => [panel, ...(panel.panels ?? [])]).map((panel) => panel.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(
+        panels.filter((panel) => (panel.targets ?? []).length === 0).map((panel) => panel.title),
+      ).toEqual([]);
+      expect(
+        panels.filter((panel) => panel.gridPos.x + panel.gridPos.w > 24).map((panel) => panel.title),
+      ).toEqual([]);
+    });
+
+    it('shows search, queues, purges, erasures and webhook deliveries', () => {
+      const shown = new Set(
+        panels
+          .flatMap((panel) => (panel.targets ?? []).flatMap((target) => parsePromql(target.expr).selectors))
+          .map((selector) => selector.metric),
+      );
+      for (const metric of [
+        'http_request_duration_seconds_count',
+        'http_request_duration_seconds_bucket',
+        'queue_jobs',
+        'queue_oldest_waiting_seconds',
+        'purges_due',
+        'purge_lag_seconds',
+        'deletions_failing',
+        'bulk_operations_unfinished',
+        'bulk_operation_idle_seconds',
+        'webhook_deliveries_undelivered',
+        'metrics_refreshed_timestamp_seconds',
+      ]) {
+        expect(shown).toContain(metric);
+      }
+    });
+  });
+
+  describe('the PromQL checks themselves', () => {
+    it('find an error node in a broken expression', () => {
+      expect(parsePromql('sum(rate(queue_jobs[5m])').errors).not.toEqual([]);
+      expect(parsePromql('rate(queue_jobs[$window])').errors).not.toEqual([]);
+    });
+
+    it('read names however a selector spells them, and the labels of every clause', () => {
+      const parsed = parsePromql(
+        'sum by (queue) (rate(job_failures_total{name="x"}[$__rate_interval])) / on (queue) {"queue_jobs", state=~"w.*"} + {__name__="purges_due"}',
+      );
+      expect(parsed.errors).toEqual([]);
+      expect(parsed.selectors).toEqual([
+        { metric: 'job_failures_total', matchers: [{ label: 'name', op: '=', value: 'x' }] },
+        { metric: 'queue_jobs', matchers: [{ label: 'state', op: '=~', value: 'w.*' }] },
+        { metric: 'purges_due', matchers: [] },
+      ]);
+      expect(parsed.labels).toEqual(expect.arrayContaining(['queue', 'name', 'state']));
+    });
+
+    it('take a histogram’s series by their suffixes, never by its bare name', () => {
+      const exported = new Map<string, MetricType>([
+        ['http_request_duration_seconds', 'histogram'],
+        ['job_failures_total', 'counter'],
+      ]);
+      expect(exportingFamily('http_request_duration_seconds_bucket', exported)).toBe(
+        'http_request_duration_seconds',
+      );
+      expect(exportingFamily('http_request_duration_seconds_count', exported)).toBe(
+        'http_request_duration_seconds',
+      );
+      expect(exportingFamily('http_request_duration_seconds', exported)).toBeUndefined();
+      expect(exportingFamily('job_failures_total', exported)).toBe('job_failures_total');
+      expect(exportingFamily('job_failures', exported)).toBeUndefined();
+    });
+
+    it('read the families and samples of what prom-client exports', async () => {
+      const metrics = new MetricsService();
+      metrics.httpDuration.observe({ method: 'GET', route: '/api/videos/search', status: '200' }, 0.02);
+      metrics.webhookAttempts.inc({ outcome: 'a "quoted" \\ outcome' });
+      const exposition = await metrics.registry.metrics();
+      const families = exportedFamilies(exposition);
+      expect(families.get('http_request_duration_seconds')).toBe('histogram');
+      expect(families.get('job_failures_total')).toBe('counter');
+      expect(exportedSamples(exposition)).toEqual(
+        expect.arrayContaining([
+          {
+            name: 'http_request_duration_seconds_count',
+            labels: { method: 'GET', route: '/api/videos/search', status: '200' },
+          },
+          { name: 'webhook_delivery_attempts_total', labels: { outcome: 'a "quoted" \\ outcome' } },
+        ]),
+      );
+    });
+
+    it('know the anchors GitHub gives headings', () => {
+      expect([
+        ...headingAnchors(
+          '# Observability\n```\n# not a heading\n```\n### PurgeLate\n## Rows, panels & more\n## Rows, panels & more',
+        ),
+      ]).toEqual(['observability', 'purgelate', 'rows-panels--more', 'rows-panels--more-1']);
+    });
+  });
+});

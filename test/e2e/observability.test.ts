@@ -1,0 +1,95 @@
+import {
+  exportedFamilies,
+  exportedSamples,
+  exportingFamily,
+  observabilityQueries,
+  parsePromql,
+  type MetricType,
+} from '../support/observability';
+import { waitFor } from '../support/processes';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+/** How long the processes get to export everything: their first read of the stores comes at start. */
+const EXPORTED_WITHIN_MS = 60_000;
+
+async function scrape(base: string): Promise<string> {
+  const response = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5_000) });
+  if (response.status !== 200) throw new Error(`${base}/metrics answered ${response.status}`);
+  return response.text();
+}
+
+/**
+ * The Grafana dashboard and the alerting rules (deploy/observability, docs/observability.md) name
+ * only what the running processes export: every metric by at least one of the API (on
+ * METRICS_PORT) and the worker (on WORKER_PORT), and every label value a selector asks for by `=`
+ * among the samples of a series that has any. A metric without samples yet still prints its HELP
+ * and TYPE, which is what names it.
+ */
+describe('the dashboard’s and the alerting rules’ metrics, on the running API and worker', () => {
+  let context: TestContext;
+  let system: System;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    system = await startSystem();
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await context?.close();
+  }, 60_000);
+
+  it(
+    'exports every metric they name, and the series they select by label value',
+    async () => {
+      // A search, so that the search route has its series (the rules and panels select it by route).
+      const search = await call('GET', `${system.api}/api/videos/search?q=observability`, token('operator'));
+      expect(search.status).toBe(200);
+
+      const selectors = observabilityQueries().flatMap((query) => parsePromql(query.expr).selectors);
+      const names = [...new Set(selectors.map((selector) => selector.metric!))];
+      expect(names.length).toBeGreaterThan(10);
+
+      const exported = await waitFor(
+        'every metric of the dashboard and the rules exported',
+        async () => {
+          const expositions = await Promise.all([system.apiMetrics, system.workerHealth].map(scrape));
+          const families = new Map<string, MetricType>();
+          for (const exposition of expositions) {
+            for (const [family, type] of exportedFamilies(exposition)) families.set(family, type);
+          }
+          const samples = expositions.flatMap(exportedSamples);
+          const missing = names.filter((name) => exportingFamily(name, families) === undefined);
+          const unmatched = selectors
+            .filter((selector) => samples.some((sample) => sample.name === selector.metric))
+            .filter(
+              (selector) =>
+                !samples.some(
+                  (sample) =>
+                    sample.name === selector.metric &&
+                    selector.matchers.every(
+                      (matcher) => matcher.op !== '=' || sample.labels[matcher.label] === matcher.value,
+                    ),
+                ),
+            )
+            .map(
+              (selector) =>
+                `${selector.metric}{${selector.matchers.map((m) => `${m.label}${m.op}"${m.value}"`).join(',')}}`,
+            );
+          // Thrown, not returned: past the deadline waitFor's error names what was still missing.
+          if (missing.length > 0 || unmatched.length > 0) {
+            throw new Error(
+              `not exported: ${JSON.stringify({ missing, unmatched: [...new Set(unmatched)] })}`,
+            );
+          }
+          return families;
+        },
+        { timeoutMs: EXPORTED_WITHIN_MS, intervalMs: 1_000 },
+      );
+      expect(names.filter((name) => exportingFamily(name, exported) === undefined)).toEqual([]);
+    },
+    EXPORTED_WITHIN_MS + 30_000,
+  );
+});
