@@ -49,6 +49,9 @@ const meta = (name: string, component: Component, version: string) => ({
   labels: labels(component, version),
 });
 
+/** What an autoscaler scales. */
+const deploymentRef = (name: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name });
+
 export function configMap(overlay: Overlay, version: string): ConfigMap {
   return new ConfigMap({
     metadata: {
@@ -98,7 +101,7 @@ export function horizontalPodAutoscaler(overlay: Overlay, version: string): Hori
   return new HorizontalPodAutoscaler({
     metadata: meta(NAMES.api, 'api', version),
     spec: {
-      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: NAMES.api },
+      scaleTargetRef: deploymentRef(NAMES.api),
       minReplicas: overlay.api.minReplicas,
       maxReplicas: overlay.api.maxReplicas,
       metrics: [
@@ -132,7 +135,7 @@ export function scaledObject(overlay: Overlay, version: string): ScaledObject {
   return new ScaledObject({
     metadata: meta(NAMES.worker, 'worker', version),
     spec: {
-      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: NAMES.worker },
+      scaleTargetRef: deploymentRef(NAMES.worker),
       minReplicaCount: overlay.worker.minReplicas,
       maxReplicaCount: overlay.worker.maxReplicas,
       pollingInterval: 15,

@@ -115,34 +115,21 @@ export const PRODUCTION: Overlay = {
   spreadOverNodes: true,
 };
 
+/** A pod of the local overlay: a fraction of a core reserved, the same limits as production's. */
+const small = (resources: Resources): Resources => ({
+  requests: { cpu: '100m', memory: '256Mi' },
+  limits: resources.limits,
+});
+
 /** A cluster on one machine (kind, minikube, k3d) with an image built there: small and single. */
 export const LOCAL: Overlay = {
+  ...PRODUCTION,
   name: 'local',
-  image: 'video-deletion-search',
   devImage: true,
+  // One Elasticsearch node locally: a replica would have nowhere to go.
   settings: { ...SETTINGS, LOG_LEVEL: 'debug', ELASTICSEARCH_REPLICAS: '0' },
-  api: {
-    minReplicas: 1,
-    maxReplicas: 2,
-    cpuUtilization: 70,
-    resources: {
-      requests: { cpu: '100m', memory: '256Mi' },
-      limits: { cpu: '1', memory: '512Mi' },
-    },
-  },
-  worker: {
-    minReplicas: 1,
-    maxReplicas: 2,
-    backlogPerWorker: 500,
-    resources: {
-      requests: { cpu: '100m', memory: '256Mi' },
-      limits: { cpu: '1', memory: `${cappedHeapLimitMiB}Mi` },
-    },
-  },
-  migrate: PRODUCTION.migrate,
-  redisTls: false,
-  mysqlMaxConnections: 151,
-  mysqlReservedConnections: 10,
+  api: { ...PRODUCTION.api, minReplicas: 1, maxReplicas: 2, resources: small(PRODUCTION.api.resources) },
+  worker: { ...PRODUCTION.worker, maxReplicas: 2, resources: small(PRODUCTION.worker.resources) },
   spreadOverNodes: false,
 };
 
