@@ -4,38 +4,16 @@
  * fails to compile, and `validate()` checks it against Kubernetes' OpenAPI schema before any YAML
  * is written (render.ts). docs/operations.md explains each choice.
  */
-import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
-import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
-import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
+import { horizontalPodAutoscaler, scaledObject, triggerAuthentication } from './autoscaling.ts';
+import { APP, CONFIG_NAME, labels, meta, NAMES, selectorLabels } from './names.ts';
 import type { Overlay } from './overlays.ts';
-import {
-  APP,
-  CONFIG_NAME,
-  labels,
-  migrateContainer,
-  podSpec,
-  PROCESSES,
-  processContainer,
-  selectorLabels,
-  terminationGracePeriodSeconds,
-  type Component,
-} from './pods.ts';
-import { REDIS_PARTS, SECRET_NAME } from './secrets.ts';
-import { BACKLOG_FORMULA, BACKLOG_KEYS } from './worker-backlog.ts';
-
-export const NAMES = {
-  api: `${APP}-api`,
-  apiMetrics: `${APP}-api-metrics`,
-  dashboard: `${APP}-queue-dashboard`,
-  worker: `${APP}-worker`,
-  migrate: `${APP}-migrate`,
-  redisAuth: `${APP}-redis`,
-} as const;
+import { migrateContainer, podSpec, processContainer } from './pods.ts';
+import { PROCESSES, terminationGracePeriodSeconds } from './processes.ts';
 
 /** What a builder returns: a kubernetes-models object, which can validate itself. */
 export interface Manifest {
@@ -43,14 +21,6 @@ export interface Manifest {
   file: string;
   object: { validate(): void; toJSON(): unknown };
 }
-
-const meta = (name: string, component: Component, version: string) => ({
-  name,
-  labels: labels(component, version),
-});
-
-/** What an autoscaler scales. */
-const deploymentRef = (name: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name });
 
 export function configMap(overlay: Overlay, version: string): ConfigMap {
   return new ConfigMap({
@@ -97,87 +67,11 @@ export function service(
   });
 }
 
-export function horizontalPodAutoscaler(overlay: Overlay, version: string): HorizontalPodAutoscaler {
-  return new HorizontalPodAutoscaler({
-    metadata: meta(NAMES.api, 'api', version),
-    spec: {
-      scaleTargetRef: deploymentRef(NAMES.api),
-      minReplicas: overlay.api.minReplicas,
-      maxReplicas: overlay.api.maxReplicas,
-      metrics: [
-        {
-          type: 'Resource',
-          resource: {
-            name: 'cpu',
-            target: { type: 'Utilization', averageUtilization: overlay.api.cpuUtilization },
-          },
-        },
-      ],
-    },
-  });
-}
-
 /** One pod at a time may be evicted (a node drain): never all, and a single replica never blocks it. */
 export function podDisruptionBudget(version: string, component: 'api' | 'worker'): PodDisruptionBudget {
   return new PodDisruptionBudget({
     metadata: meta(NAMES[component], component, version),
     spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(component) } },
-  });
-}
-
-/**
- * The worker scales on its backlog: KEDA reads each ready-jobs key (worker-backlog.ts) as its
- * Redis scaler does (a list's length, a sorted set's size), adds them up (`formula`) and asks for
- * one worker per `backlogPerWorker` jobs, between the overlay's floor and ceiling.
- */
-export function scaledObject(overlay: Overlay, version: string): ScaledObject {
-  const target = String(overlay.worker.backlogPerWorker);
-  return new ScaledObject({
-    metadata: meta(NAMES.worker, 'worker', version),
-    spec: {
-      scaleTargetRef: deploymentRef(NAMES.worker),
-      minReplicaCount: overlay.worker.minReplicas,
-      maxReplicaCount: overlay.worker.maxReplicas,
-      pollingInterval: 15,
-      advanced: {
-        scalingModifiers: { formula: BACKLOG_FORMULA, target, metricType: 'AverageValue' },
-        horizontalPodAutoscalerConfig: {
-          behavior: {
-            // One worker a minute once the backlog has stayed low for five: each leaving worker
-            // hands its running jobs back after its drain, so shrinking fast only moves work around.
-            scaleDown: {
-              stabilizationWindowSeconds: 300,
-              policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }],
-            },
-          },
-        },
-      },
-      triggers: BACKLOG_KEYS.map(({ trigger, key }) => ({
-        type: 'redis',
-        name: trigger,
-        metadata: {
-          listName: key,
-          listLength: target,
-          enableTLS: String(overlay.redisTls),
-          // BullMQ's database: REDIS_URL names none (pods.ts), so 0.
-          databaseIndex: '0',
-        },
-        authenticationRef: { name: NAMES.redisAuth },
-      })),
-    },
-  });
-}
-
-/** KEDA reaches Redis with the Secret's own keys: the same server and password as the processes. */
-export function triggerAuthentication(version: string): TriggerAuthentication {
-  return new TriggerAuthentication({
-    metadata: meta(NAMES.redisAuth, 'worker', version),
-    spec: {
-      secretTargetRef: [
-        { parameter: 'address', name: SECRET_NAME, key: REDIS_PARTS.address },
-        { parameter: 'password', name: SECRET_NAME, key: REDIS_PARTS.password },
-      ],
-    },
   });
 }
 
