@@ -42,7 +42,8 @@ export async function renderOverlay(root: string, overlay: Overlay): Promise<Map
     resources: objects.map(({ file }) => file),
   });
   const options = {
-    ...(await resolveConfig(join(overlayDir(root, overlay), KUSTOMIZATION))),
+    // As `prettier --check` resolves it: .prettierrc.json and .editorconfig.
+    ...(await resolveConfig(join(overlayDir(root, overlay), KUSTOMIZATION), { editorconfig: true })),
     parser: 'yaml',
   };
   const files = new Map<string, string>();
