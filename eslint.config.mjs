@@ -131,6 +131,20 @@ export default tseslint.config(
     },
   },
   {
+    // Node runs deploy/ as it is (type stripping), which knows no path aliases; the manifests
+    // describe the apps from outside, through the library's names (queues, settings), never their code.
+    files: ['deploy/**/*.ts'],
+    ignores: SPECS,
+    rules: restrictImports([
+      {
+        regex: '^@app/shared(/|$)',
+        message: 'Node runs deploy/ without path aliases: import the library by its relative .ts path.',
+      },
+      NO_APPS,
+      NO_TESTS,
+    ]),
+  },
+  {
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
@@ -141,7 +155,7 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
-    files: ['jest.config.js'],
+    files: ['jest.config.js', 'test/support/jest-resolver.js'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
   prettier,

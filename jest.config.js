@@ -11,11 +11,12 @@ const base = {
     '^@test/(.*)$': '<rootDir>/test/$1',
   },
   testEnvironment: 'node',
+  resolver: '<rootDir>/test/support/jest-resolver.js',
 };
 
 module.exports = {
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,bench,scripts}/**/*.spec.ts'] },
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,bench,scripts,deploy}/**/*.spec.ts'] },
     {
       ...base,
       displayName: 'integration',

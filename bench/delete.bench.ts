@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { deletionJobId, JOB_QUEUES } from '@app/shared/queue/jobs';
+import { QUEUE_PREFIX } from '@app/shared/queue/queues';
 import { bullConnection } from '@app/shared/redis/redis';
 import { toVideoDocument } from '@app/shared/search/video-document';
 import { DAY_MS } from '@app/shared/util/time';
@@ -135,7 +136,10 @@ export async function benchSoftDelete(
   const token = benchToken();
   // mysql2's default pool, as a script would open it: ten connections, like the product's.
   const pool = createPool({ uri: config.DATABASE_URL, timezone: 'Z', connectionLimit: 10 });
-  const queue = new Queue(JOB_QUEUES['delete-video'], { connection: bullConnection(config.REDIS_URL) });
+  const queue = new Queue(JOB_QUEUES['delete-video'], {
+    connection: bullConnection(config.REDIS_URL),
+    prefix: QUEUE_PREFIX,
+  });
   const raw = { pool, queue, context, index: config.ELASTICSEARCH_INDEX };
 
   const restore = async () => {

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { receiverKey } from '@app/shared/net/receiver-url';
-import { receiverQueueName } from '@app/shared/queue/queues';
+import { QUEUE_PREFIX, receiverQueueName } from '@app/shared/queue/queues';
 import { ENTRY, runProcess, waitFor } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { webhookOutage } from '../support/scenarios/webhook-outage';
@@ -207,7 +207,7 @@ describe('webhooks', () => {
     await metricReaches('webhook_deliveries_undelivered', 'pending', 1);
     // Failed attempts are failed jobs of the receiver's own queue, which the dashboard names.
     const own = receiverQueueName(receiverKey(target.url));
-    const queue = new Queue(own, { connection: { url: redis.url } });
+    const queue = new Queue(own, { connection: { url: redis.url }, prefix: QUEUE_PREFIX });
     try {
       expect(await queue.getFailedCount()).toBeGreaterThan(0);
     } finally {

@@ -2,7 +2,7 @@ import { Worker, type Job } from 'bullmq';
 import { endpointOf } from '@app/shared/net/receiver-url';
 import { BULK_DELETION_PRIORITY, JobQueues } from '@app/shared/queue/job-queues.service';
 import { deletionJobId, deliveryJobId } from '@app/shared/queue/jobs';
-import { QUEUES, receiverQueueName } from '@app/shared/queue/queues';
+import { QUEUE_PREFIX, QUEUES, receiverQueueName } from '@app/shared/queue/queues';
 import { bullConnection } from '@app/shared/redis/redis';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 
@@ -41,7 +41,7 @@ describe('JobQueues on Redis', () => {
         taken.push(job.data.videoId);
         return Promise.resolve();
       },
-      { connection: bullConnection(redis.url), concurrency: 1 },
+      { connection: bullConnection(redis.url), prefix: QUEUE_PREFIX, concurrency: 1 },
     );
     try {
       while (taken.length < 4) await new Promise((done) => setTimeout(done, 50));

@@ -16,7 +16,7 @@ import {
   type JobName,
   type JobPayloads,
 } from './jobs';
-import { QUEUES, receiverQueueName, type QueueName, type ReceiverQueueName } from './queues';
+import { QUEUE_PREFIX, QUEUES, receiverQueueName, type QueueName, type ReceiverQueueName } from './queues';
 
 /**
  * The steps of a failed job's retries: the worker's `jittered` backoff strategy runs
@@ -91,7 +91,7 @@ export class JobQueues implements OnApplicationShutdown {
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue && this.names.has(name)) {
-      queue = new Queue(name, { connection: bullConnection(this.redisUrl) });
+      queue = new Queue(name, { connection: bullConnection(this.redisUrl), prefix: QUEUE_PREFIX });
       this.queues.set(name, queue);
     }
     return queue!;

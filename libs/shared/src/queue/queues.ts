@@ -1,3 +1,9 @@
+/**
+ * BullMQ's prefix of every key of every queue (BullMQ's own default, named here because code outside
+ * the processes reads those keys: the worker's autoscaler counts its backlog, deploy/kubernetes).
+ */
+export const QUEUE_PREFIX = 'bull';
+
 /** Queue names. Deletions get their own queue so a long reindex never delays a purge. */
 export const QUEUES = {
   deletion: 'video-deletion',

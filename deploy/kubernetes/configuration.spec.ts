@@ -1,0 +1,140 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import { configSchema } from '@app/shared/config/config.schema';
+import { assertAuthConfigured, loadConfig } from '@app/shared/config/load-config';
+import { bullConnection } from '@app/shared/redis/redis';
+import { OVERLAYS } from './overlays.ts';
+import { readOverlay } from './rendered.ts';
+import { REDIS_PARTS, SECRET_KEYS, SECRET_NAME, type SecretKey } from './secrets.ts';
+
+const ROOT = resolve(__dirname, '../..');
+
+/** A Secret as an operator would create it, with values of the right shape. */
+const SECRET: Partial<Record<SecretKey['name'], string>> = {
+  DATABASE_URL: 'mysql://videos:db-password@mysql.videos.svc:3306/videos',
+  REDIS_ADDRESS: 'redis.videos.svc:6379',
+  REDIS_PASSWORD: 'redis-password',
+  ELASTICSEARCH_URL: 'http://es-0.videos.svc:9200,http://es-1.videos.svc:9200',
+  S3_ENDPOINT: 'https://s3.eu-west-1.amazonaws.com',
+  S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+  S3_SECRET_ACCESS_KEY: 'example-secret-access-key',
+  JWT_SECRET: 'a-jwt-secret-of-at-least-thirty-two-characters',
+};
+const requiredSecret = Object.fromEntries(
+  SECRET_KEYS.filter((key) => key.required).map((key) => [key.name, SECRET[key.name]!]),
+);
+
+/**
+ * The settings (configSchema) whose defaults point at this machine's services or are their
+ * development credentials: a deployment that left one unset would reach for 127.0.0.1.
+ */
+const developmentDefaults = Object.entries(loadConfig({}))
+  .filter(([, value]) => typeof value === 'string' && /127\.0\.0\.1|localhost|videos-local/.test(value))
+  .map(([name]) => name);
+
+/** The environment the kubelet gives a container: its sources in order, then `env` with `$(VAR)` expanded. */
+function environment(
+  container: IContainer,
+  configMap: Record<string, string>,
+  secret: Record<string, string>,
+) {
+  const env: Record<string, string> = {};
+  for (const source of container.envFrom ?? []) Object.assign(env, source.configMapRef ? configMap : secret);
+  for (const { name, value = '' } of container.env ?? []) {
+    env[name] = value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (_, ref: string) => {
+      if (env[ref] === undefined)
+        throw new Error(`${container.name}: ${name} names $(${ref}), which nothing defines`);
+      return env[ref];
+    });
+  }
+  return env;
+}
+
+describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s configuration', (name) => {
+  const objects = readOverlay(ROOT, { name });
+  const configMap = objects.filter(ConfigMap.is)[0]!.data!;
+  const containers = [...objects.filter(Deployment.is), ...objects.filter(Job.is)].flatMap(
+    (owner) => owner.spec!.template.spec!.containers,
+  );
+  const api = containers.find((container) => container.name === 'api')!;
+
+  it('starts every process: the schema accepts what the ConfigMap and the Secret give, and the API can authenticate', () => {
+    expect(containers.map((container) => container.name).sort()).toEqual(['api', 'migrate', 'worker']);
+    for (const container of containers) {
+      expect(() => loadConfig(environment(container, configMap, requiredSecret))).not.toThrow();
+    }
+    expect(() => assertAuthConfigured(loadConfig(environment(api, configMap, requiredSecret)))).not.toThrow();
+    // Without the Secret's key the API would refuse to start: JWT_SECRET is needed, not decoration.
+    const withoutKey = Object.fromEntries(
+      Object.entries(requiredSecret).filter(([key]) => key !== 'JWT_SECRET'),
+    );
+    expect(() => assertAuthConfigured(loadConfig(environment(api, configMap, withoutKey)))).toThrow(
+      /JWT_SECRET/,
+    );
+  });
+
+  it('leaves no process on a development default: every such setting comes from the Secret or the pod', () => {
+    expect(developmentDefaults.sort()).toEqual(
+      [
+        'DATABASE_URL',
+        'ELASTICSEARCH_URL',
+        'REDIS_URL',
+        'S3_ACCESS_KEY_ID',
+        'S3_ENDPOINT',
+        'S3_SECRET_ACCESS_KEY',
+      ].sort(),
+    );
+    for (const container of containers) {
+      const env = environment(container, configMap, requiredSecret);
+      const missing = developmentDefaults.filter((setting) => env[setting] === undefined);
+      // The migration reads MySQL only; the other stores' settings need not reach it.
+      expect({ container: container.name, missing }).toEqual({
+        container: container.name,
+        missing: container.name === 'migrate' ? ['REDIS_URL'] : [],
+      });
+      expect(env.NODE_ENV).toBe('production');
+    }
+  });
+
+  it('names only variables the processes read, and the Secret only those it is documented to hold', () => {
+    const known = new Set<string>([...Object.keys(configSchema.shape), ...Object.values(REDIS_PARTS)]);
+    const named = [
+      ...Object.keys(configMap),
+      ...SECRET_KEYS.map((key) => key.name),
+      ...containers.flatMap((container) => (container.env ?? []).map((variable) => variable.name)),
+    ];
+    expect(named.filter((variable) => !known.has(variable))).toEqual([]);
+    // What is secret stays in the Secret: no credential or address of a store in the ConfigMap.
+    expect(Object.keys(configMap).filter((key) => SECRET_KEYS.some((secret) => secret.name === key))).toEqual(
+      [],
+    );
+  });
+
+  it('builds REDIS_URL from the two parts KEDA reads, for the processes to reach the same server', () => {
+    for (const password of ['redis-password', '']) {
+      const env = environment(api, configMap, { ...requiredSecret, [REDIS_PARTS.password]: password });
+      const { REDIS_URL } = loadConfig(env);
+      expect(bullConnection(REDIS_URL)).toMatchObject({
+        host: 'redis.videos.svc',
+        port: 6379,
+        password: password || undefined,
+      });
+    }
+  });
+});
+
+describe('docs/operations.md', () => {
+  it('creates the Secret with every key a deployment needs', () => {
+    const docs = readFileSync(resolve(ROOT, 'docs/operations.md'), 'utf8');
+    const command =
+      new RegExp(`kubectl create secret generic ${SECRET_NAME}[^\\n]*(\\n\\s+--[^\\n]*)+`).exec(docs)?.[0] ??
+      '';
+    for (const key of SECRET_KEYS.filter((secret) => secret.required)) {
+      expect(command).toContain(`--from-literal=${key.name}=`);
+    }
+  });
+});

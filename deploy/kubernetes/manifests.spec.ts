@@ -1,0 +1,249 @@
+import { resolve } from 'node:path';
+import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
+import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import { Service } from 'kubernetes-models/v1/Service';
+import { loadConfig } from '@app/shared/config/load-config';
+import { HEAP_RULE } from '@app/shared/config/node-heap';
+import { dataSourceOptions } from '@app/shared/data-source';
+import { QUEUE_PREFIX, QUEUES } from '@app/shared/queue/queues';
+import { summedTriggers, workerScaler } from '@test/support/keda';
+import { OVERLAYS } from './overlays.ts';
+import { readOverlay, type RenderedObject } from './rendered.ts';
+import { SECRET_KEYS, SECRET_NAME } from './secrets.ts';
+
+const ROOT = resolve(__dirname, '../..');
+
+/** Every kind the manifests may hold, with the model that validates it: an unknown kind fails. */
+const MODELS = [
+  Deployment,
+  Service,
+  HorizontalPodAutoscaler,
+  PodDisruptionBudget,
+  Job,
+  ConfigMap,
+  ScaledObject,
+  TriggerAuthentication,
+];
+
+const MiB = (quantity: string) => {
+  const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
+  if (!match) throw new Error(`not a MiB or GiB quantity: ${quantity}`);
+  return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+};
+
+const matches = (selector: Record<string, string>, labels: Record<string, string> = {}) =>
+  Object.entries(selector).every(([name, value]) => labels[name] === value);
+
+describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
+  'the %s manifests',
+  (name, overlay) => {
+    const objects: RenderedObject[] = readOverlay(ROOT, { name });
+    const deployments = objects.filter(Deployment.is);
+    const services = objects.filter(Service.is);
+    const jobs = objects.filter(Job.is);
+    const configMaps = objects.filter(ConfigMap.is);
+    const settings = configMaps[0]?.data ?? {};
+    const containersOf = (deployment: (typeof deployments)[number]) =>
+      deployment.spec!.template.spec!.containers;
+    const allPods = [...deployments, ...jobs].map((owner) => owner.spec!.template);
+
+    it('are each valid against the Kubernetes (or KEDA) schema of their kind', () => {
+      for (const object of objects) {
+        const Model = MODELS.find((model) => model.is(object));
+        expect({ kind: `${object.apiVersion} ${object.kind}`, known: Model !== undefined }).toEqual({
+          kind: `${object.apiVersion} ${object.kind}`,
+          known: true,
+        });
+        expect(() => new Model!(object as never).validate()).not.toThrow();
+      }
+    });
+
+    it('would be refused by that validation with a field of the wrong type', () => {
+      const broken = structuredClone(deployments[0]!);
+      containersOf(broken)[0]!.ports![0]!.containerPort = 'http' as unknown as number;
+      expect(() => new Deployment(broken).validate()).toThrow(/containerPort must be integer/);
+    });
+
+    it('hold one API and one worker Deployment, the migration Job and one ConfigMap', () => {
+      expect(deployments.map((d) => d.metadata!.name).sort()).toEqual([
+        'video-search-api',
+        'video-search-worker',
+      ]);
+      expect(jobs).toHaveLength(1);
+      expect(configMaps).toHaveLength(1);
+    });
+
+    it('point every Service at the pods of exactly one Deployment, on a port those pods name', () => {
+      for (const service of services) {
+        const selector = service.spec!.selector!;
+        const selected = deployments.filter((d) => matches(selector, d.spec!.template.metadata!.labels));
+        expect({ service: service.metadata!.name, selects: selected.length }).toEqual({
+          service: service.metadata!.name,
+          selects: 1,
+        });
+        expect(jobs.some((job) => matches(selector, job.spec!.template.metadata!.labels))).toBe(false);
+        const named = containersOf(selected[0]!).flatMap((c) => (c.ports ?? []).map((p) => p.name));
+        for (const port of service.spec!.ports!) expect(named).toContain(port.targetPort);
+      }
+    });
+
+    it('probe each process on a port its container names, at the routes the processes serve', () => {
+      for (const container of deployments.flatMap(containersOf)) {
+        const named = (container.ports ?? []).map((p) => p.name);
+        const probes = [container.startupProbe, container.livenessProbe, container.readinessProbe];
+        for (const probe of probes) expect(named).toContain(probe!.httpGet!.port);
+        expect(container.livenessProbe!.httpGet!.path).toBe('/health/live');
+        expect(container.readinessProbe!.httpGet!.path).toBe('/health/ready');
+      }
+    });
+
+    it('give each process the ports of its settings: the API PORT and METRICS_PORT, the worker WORKER_PORT', () => {
+      const ports = (component: string) =>
+        containersOf(
+          deployments.find((d) => d.metadata!.name === `video-search-${component}`)!,
+        )[0]!.ports!.map((p) => p.containerPort);
+      expect(ports('api')).toEqual([Number(settings.PORT), Number(settings.METRICS_PORT)]);
+      expect(ports('worker')).toEqual([Number(settings.WORKER_PORT)]);
+      // The queue dashboard is served by the API on its public port, at /admin/queues.
+      const dashboard = services.find((s) => s.metadata!.name === 'video-search-queue-dashboard')!;
+      expect(dashboard.spec!.ports![0]!.targetPort).toBe('http');
+    });
+
+    it('let each pod outlast its drain: the grace period exceeds the pause before SIGTERM plus the drain', () => {
+      const defaults = loadConfig({});
+      const ms = (setting: 'HTTP_REQUEST_TIMEOUT_MS' | 'SHUTDOWN_TIMEOUT_MS') =>
+        Number(settings[setting] ?? defaults[setting]);
+      // The API answers its requests in flight (each within HTTP_REQUEST_TIMEOUT_MS); the worker
+      // gives its jobs SHUTDOWN_TIMEOUT_MS (README, "Shutdown").
+      const drains = {
+        'video-search-api': ms('HTTP_REQUEST_TIMEOUT_MS'),
+        'video-search-worker': ms('SHUTDOWN_TIMEOUT_MS'),
+      };
+      for (const deployment of deployments) {
+        const pod = deployment.spec!.template.spec!;
+        const preStop = pod.containers[0]!.lifecycle?.preStop?.sleep?.seconds ?? 0;
+        const drainSeconds = drains[deployment.metadata!.name as keyof typeof drains] / 1000;
+        expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(preStop + drainSeconds);
+      }
+    });
+
+    it('give each Deployment one autoscaler and one disruption budget, and replace pods before removing them', () => {
+      const hpas = objects.filter(HorizontalPodAutoscaler.is);
+      const scaled = objects.filter(ScaledObject.is);
+      const budgets = objects.filter(PodDisruptionBudget.is);
+      const targets = [...hpas, ...scaled].map((a) => a.spec.scaleTargetRef.name).sort();
+      expect(targets).toEqual(deployments.map((d) => d.metadata!.name).sort());
+      for (const deployment of deployments) {
+        const labels = deployment.spec!.template.metadata!.labels;
+        expect(budgets.filter((b) => matches(b.spec!.selector!.matchLabels!, labels))).toHaveLength(1);
+        expect(deployment.spec!.replicas).toBeUndefined();
+        expect(deployment.spec!.strategy!.rollingUpdate!.maxUnavailable).toBe(0);
+      }
+      expect(hpas[0]!.spec.metrics![0]!.resource!.name).toBe('cpu');
+      expect(hpas[0]!.spec.scaleTargetRef.name).toBe('video-search-api');
+    });
+
+    it('configure every process from the ConfigMap and the Secret the operator creates', () => {
+      for (const pod of allPods) {
+        for (const container of pod.spec!.containers) {
+          for (const source of container.envFrom ?? []) {
+            if (source.configMapRef) expect(source.configMapRef.name).toBe(configMaps[0]!.metadata!.name);
+            else expect(source.secretRef?.name).toBe(SECRET_NAME);
+          }
+        }
+      }
+      // No secret value in the repository: no Secret object, no literal credential in a variable.
+      expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
+    });
+
+    it('run the migrations before a rollout, under Argo CD and Helm alike, from the Secret alone', () => {
+      const job = jobs[0]!;
+      expect(job.metadata!.annotations).toMatchObject({
+        'argocd.argoproj.io/hook': 'PreSync',
+        'helm.sh/hook': 'pre-install,pre-upgrade',
+      });
+      const container = job.spec!.template.spec!.containers[0]!;
+      expect(container.command).toEqual(['node', 'dist/apps/worker/src/cli.js', 'migrate']);
+      // A pre-install hook runs before the release's ConfigMap exists.
+      expect(container.envFrom).toEqual([{ secretRef: { name: SECRET_NAME } }]);
+      expect(job.spec!.template.spec!.restartPolicy).toBe('Never');
+    });
+
+    it('run every container as non-root, read-only, without privilege escalation', () => {
+      const hardened = (container: IContainer) => ({
+        allowPrivilegeEscalation: container.securityContext?.allowPrivilegeEscalation,
+        readOnlyRootFilesystem: container.securityContext?.readOnlyRootFilesystem,
+        drops: container.securityContext?.capabilities?.drop,
+        privileged: container.securityContext?.privileged ?? false,
+      });
+      for (const pod of allPods) {
+        expect(pod.spec!.securityContext!.runAsNonRoot).toBe(true);
+        expect(pod.spec!.securityContext!.runAsUser).toBeGreaterThan(0);
+        expect(pod.spec!.automountServiceAccountToken).toBe(false);
+        for (const container of pod.spec!.containers) {
+          expect(hardened(container)).toEqual({
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            drops: ['ALL'],
+            privileged: false,
+          });
+        }
+      }
+    });
+
+    it('leave the worker and the CLI room above their heap cap, so V8 stops them before the kernel does', () => {
+      const rule = HEAP_RULE.worker;
+      const heapCeilingMiB = rule['max-old-space-size'] + 3 * rule['max-semi-space-size'];
+      const capped = [deployments.find((d) => d.metadata!.name === 'video-search-worker')!, jobs[0]!];
+      for (const owner of capped) {
+        const { requests, limits } = owner.spec!.template.spec!.containers[0]!.resources!;
+        expect(MiB(String(limits!.memory))).toBeGreaterThan(heapCeilingMiB + 128);
+        expect(MiB(String(requests!.memory))).toBeLessThanOrEqual(MiB(String(limits!.memory)));
+      }
+    });
+
+    it('keep both ceilings, each rollout surge and the migration within MySQL connections', () => {
+      const { poolSize } = dataSourceOptions({ DATABASE_URL: 'mysql://u@h/db' }) as { poolSize: number };
+      const hpa = objects.filter(HorizontalPodAutoscaler.is)[0]!.spec;
+      const scaler = objects.filter(ScaledObject.is)[0]!.spec;
+      const surge = (component: string) =>
+        Number(
+          deployments.find((d) => d.metadata!.name === `video-search-${component}`)!.spec!.strategy!
+            .rollingUpdate!.maxSurge,
+        );
+      const processes =
+        hpa.maxReplicas + surge('api') + scaler.maxReplicaCount! + surge('worker') + jobs.length;
+      expect(processes * poolSize).toBeLessThanOrEqual(
+        overlay.mysqlMaxConnections - overlay.mysqlReservedConnections,
+      );
+    });
+
+    it('scale the worker on exactly the ready jobs of the deletion and index queues, from a floor of one', () => {
+      const scaler = workerScaler(name);
+      expect(summedTriggers(scaler).sort()).toEqual(scaler.triggers.map((t) => t.name).sort());
+      expect(scaler.triggers.map((t) => t.key).sort()).toEqual(
+        [QUEUES.deletion, QUEUES.index]
+          .flatMap((queue) => ['wait', 'prioritized'].map((ready) => `${QUEUE_PREFIX}:${queue}:${ready}`))
+          .sort(),
+      );
+      expect(scaler.min).toBe(1);
+      expect(scaler.target).toBeGreaterThan(0);
+      // KEDA reaches Redis with the Secret's keys, through the TriggerAuthentication the triggers name.
+      const auth = objects.filter(TriggerAuthentication.is)[0]!;
+      const spec = objects.filter(ScaledObject.is)[0]!.spec;
+      for (const trigger of spec.triggers) expect(trigger.authenticationRef?.name).toBe(auth.metadata!.name);
+      const secretKeys = SECRET_KEYS.filter((key) => key.required).map((key) => key.name as string);
+      for (const ref of auth.spec.secretTargetRef!) {
+        expect(ref.name).toBe(SECRET_NAME);
+        expect(secretKeys).toContain(ref.key);
+      }
+      expect(auth.spec.secretTargetRef!.map((ref) => ref.parameter).sort()).toEqual(['address', 'password']);
+    });
+  },
+);

@@ -1,0 +1,149 @@
+/**
+ * Every Kubernetes object of one environment (overlays.ts), one builder per kind. Each is a typed
+ * class of kubernetes-models (or of @kubernetes-models/keda), so a field of the wrong type or name
+ * fails to compile, and `validate()` checks it against Kubernetes' OpenAPI schema before any YAML
+ * is written (render.ts). docs/operations.md explains each choice.
+ */
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Service } from 'kubernetes-models/v1/Service';
+import { horizontalPodAutoscaler, scaledObject, triggerAuthentication } from './autoscaling.ts';
+import { APP, CONFIG_NAME, labels, meta, NAMES, selectorLabels } from './names.ts';
+import type { Overlay } from './overlays.ts';
+import { migrateContainer, podSpec, processContainer } from './pods.ts';
+import { PROCESSES, terminationGracePeriodSeconds } from './processes.ts';
+
+/** What a builder returns: a kubernetes-models object, which can validate itself. */
+export interface Manifest {
+  /** The file it is written to in the overlay's directory. */
+  file: string;
+  object: { validate(): void; toJSON(): unknown };
+}
+
+export function configMap(overlay: Overlay, version: string): ConfigMap {
+  return new ConfigMap({
+    metadata: {
+      name: CONFIG_NAME,
+      labels: { 'app.kubernetes.io/name': APP, 'app.kubernetes.io/version': version },
+    },
+    data: { ...overlay.settings },
+  });
+}
+
+export function deployment(overlay: Overlay, version: string, component: 'api' | 'worker'): Deployment {
+  return new Deployment({
+    metadata: meta(NAMES[component], component, version),
+    spec: {
+      // No replica count: the autoscaler owns it, and an apply would otherwise reset it.
+      selector: { matchLabels: selectorLabels(component) },
+      // A new pod is ready before an old one stops, so capacity never dips during a rollout.
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      revisionHistoryLimit: 5,
+      template: {
+        metadata: { labels: labels(component, version) },
+        spec: podSpec(overlay, component, [processContainer(overlay, version, component)], {
+          terminationGracePeriodSeconds: terminationGracePeriodSeconds(
+            PROCESSES[component],
+            overlay.settings,
+          ),
+        }),
+      },
+    },
+  });
+}
+
+/** A ClusterIP Service in front of one port of a component's pods. */
+export function service(
+  version: string,
+  name: string,
+  component: 'api' | 'worker',
+  port: { name: string; port: number; targetPort: string },
+): Service {
+  return new Service({
+    metadata: meta(name, component, version),
+    spec: { type: 'ClusterIP', selector: selectorLabels(component), ports: [{ ...port, protocol: 'TCP' }] },
+  });
+}
+
+/** One pod at a time may be evicted (a node drain): never all, and a single replica never blocks it. */
+export function podDisruptionBudget(version: string, component: 'api' | 'worker'): PodDisruptionBudget {
+  return new PodDisruptionBudget({
+    metadata: meta(NAMES[component], component, version),
+    spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(component) } },
+  });
+}
+
+/**
+ * The migrations, run once before each rollout: Argo CD runs a PreSync hook before it applies
+ * anything else, Helm a pre-install/pre-upgrade hook, and either deletes the previous run's Job
+ * first (a Job's pod template cannot be changed in place). Migrations are idempotent, so a Job
+ * run again by a plain `kubectl apply` does nothing harmful.
+ */
+export function migrationJob(overlay: Overlay, version: string): Job {
+  return new Job({
+    metadata: {
+      ...meta(NAMES.migrate, 'migrate', version),
+      annotations: {
+        'argocd.argoproj.io/hook': 'PreSync',
+        'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation',
+        'helm.sh/hook': 'pre-install,pre-upgrade',
+        'helm.sh/hook-delete-policy': 'before-hook-creation',
+      },
+    },
+    spec: {
+      // A failed run is tried twice more (a database restarting), then the rollout stops.
+      backoffLimit: 2,
+      // The slowest migration so far rebuilds two tables: 16 s at a million videos (README).
+      activeDeadlineSeconds: 3600,
+      template: {
+        metadata: { labels: labels('migrate', version) },
+        spec: podSpec(overlay, 'migrate', [migrateContainer(overlay, version)], { restartPolicy: 'Never' }),
+      },
+    },
+  });
+}
+
+/** Every object of the overlay, each with its file. */
+export function manifests(overlay: Overlay, version: string): Manifest[] {
+  const api = PROCESSES.api.ports;
+  const port = (name: string) => Number(overlay.settings[api.find((p) => p.name === name)!.setting]);
+  return [
+    { file: 'configmap.yaml', object: configMap(overlay, version) },
+    { file: 'migrate-job.yaml', object: migrationJob(overlay, version) },
+    { file: 'api-deployment.yaml', object: deployment(overlay, version, 'api') },
+    {
+      file: 'api-service.yaml',
+      object: service(version, NAMES.api, 'api', { name: 'http', port: 80, targetPort: 'http' }),
+    },
+    {
+      file: 'api-metrics-service.yaml',
+      object: service(version, NAMES.apiMetrics, 'api', {
+        name: 'metrics',
+        port: port('metrics'),
+        targetPort: 'metrics',
+      }),
+    },
+    {
+      // The dashboard is served by the API at /admin/queues; a Service of its own lets it be
+      // reached (port-forward, an internal ingress) without routing it through the public one.
+      file: 'queue-dashboard-service.yaml',
+      object: service(version, NAMES.dashboard, 'api', { name: 'http', port: 80, targetPort: 'http' }),
+    },
+    { file: 'api-hpa.yaml', object: horizontalPodAutoscaler(overlay, version) },
+    { file: 'api-pdb.yaml', object: podDisruptionBudget(version, 'api') },
+    { file: 'worker-deployment.yaml', object: deployment(overlay, version, 'worker') },
+    {
+      file: 'worker-service.yaml',
+      object: service(version, NAMES.worker, 'worker', {
+        name: 'http',
+        port: Number(overlay.settings.WORKER_PORT),
+        targetPort: 'http',
+      }),
+    },
+    { file: 'worker-pdb.yaml', object: podDisruptionBudget(version, 'worker') },
+    { file: 'worker-scaledobject.yaml', object: scaledObject(overlay, version) },
+    { file: 'worker-triggerauthentication.yaml', object: triggerAuthentication(version) },
+  ];
+}

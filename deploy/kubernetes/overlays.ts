@@ -1,0 +1,136 @@
+/**
+ * The environments the manifests are rendered for (docs/operations.md). Each number that shapes a
+ * pod or a scaler is written here once, with its reason; manifests.ts only assembles objects.
+ */
+import type { AppConfig } from '../../libs/shared/src/config/config.schema.ts';
+import { HEAP_RULE } from '../../libs/shared/src/config/node-heap.ts';
+
+/** Requests and limits of one container, in Kubernetes quantities. */
+export interface Resources {
+  requests: { cpu: string; memory: string };
+  limits: { cpu: string; memory: string };
+}
+
+/** Settings the ConfigMap gives every process: only variables of the configuration schema. */
+export type Settings = Partial<Record<keyof AppConfig, string>> &
+  Required<
+    Pick<
+      Record<keyof AppConfig, string>,
+      'NODE_ENV' | 'PORT' | 'METRICS_PORT' | 'WORKER_PORT' | 'HTTP_REQUEST_TIMEOUT_MS' | 'SHUTDOWN_TIMEOUT_MS'
+    >
+  >;
+
+export interface Overlay {
+  name: 'production' | 'local';
+  /** The image's name; its tag is the release's version (package.json), or `dev` locally. */
+  image: string;
+  /** `dev` builds a local image of that tag; otherwise the tag is the package's version. */
+  devImage: boolean;
+  settings: Settings;
+  api: { minReplicas: number; maxReplicas: number; cpuUtilization: number; resources: Resources };
+  worker: { minReplicas: number; maxReplicas: number; backlogPerWorker: number; resources: Resources };
+  migrate: { resources: Resources };
+  /** Redis over TLS: `rediss://` for the processes and `enableTLS` for KEDA. */
+  redisTls: boolean;
+  /** MySQL's `max_connections` the ceilings must fit under (151 is MySQL's default). */
+  mysqlMaxConnections: number;
+  /** Connections kept for people and tools (a mysql client, an exporter, a backup). */
+  mysqlReservedConnections: number;
+  /** Spread each Deployment's pods over nodes, so that losing a node loses a share, not all. */
+  spreadOverNodes: boolean;
+}
+
+/**
+ * The worker and the CLI cap V8's old generation (HEAP_RULE); the young generation takes three
+ * semi-spaces at most. The rest of a process (code, native buffers of the MySQL, Redis, HTTP and
+ * S3 clients) is given this much room, so that a heap that outgrows its cap stops the process with
+ * V8's own message (exit 134, job handed back) before the kernel's OOM killer would (exit 137,
+ * nothing said): the limit is the heap's ceiling plus this.
+ */
+const NATIVE_HEADROOM_MIB = 208;
+const cappedHeapLimitMiB =
+  HEAP_RULE.worker['max-old-space-size'] + 3 * HEAP_RULE.worker['max-semi-space-size'] + NATIVE_HEADROOM_MIB;
+
+const SETTINGS: Settings = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'info',
+  PORT: '3000',
+  METRICS_PORT: '9464',
+  WORKER_PORT: '3001',
+  // The API's drain ends with its slowest request, which this bounds (README, "Shutdown").
+  HTTP_REQUEST_TIMEOUT_MS: '30000',
+  // The worker's drain: active jobs get this long, then go back to the queue.
+  SHUTDOWN_TIMEOUT_MS: '30000',
+  WORKER_CONCURRENCY: '4',
+  // Every worker applies it to the live index at start: one value for all (docs/scaling.md).
+  ELASTICSEARCH_REPLICAS: '1',
+};
+
+export const PRODUCTION: Overlay = {
+  name: 'production',
+  image: 'video-deletion-search',
+  devImage: false,
+  settings: SETTINGS,
+  api: {
+    // Two, so that a rollout, a node drain or a crash never leaves the API with no ready pod.
+    minReplicas: 2,
+    // Elasticsearch's cores, not the API's, limit searches (4.6 ms of its CPU per search against
+    // the API's 1.1, docs/scaling.md): four API cores feed about 16 of Elasticsearch's.
+    maxReplicas: 4,
+    // Of the request: scale out at 350m per pod on average, before one core is saturated.
+    cpuUtilization: 70,
+    resources: {
+      // 235 MB RSS under load plus the item cache (SEARCH_ITEM_CACHE_MB, 32) (docs/scaling.md).
+      requests: { cpu: '500m', memory: '320Mi' },
+      // One core: a process runs JavaScript on one thread. Memory: twice the load's RSS.
+      limits: { cpu: '1', memory: '512Mi' },
+    },
+  },
+  worker: {
+    // Never none: the worker also runs the sweeps and schedules that re-enqueue what Redis lost.
+    minReplicas: 1,
+    // MySQL sets it: each process holds up to 10 connections, and both ceilings, one surge pod
+    // of each rollout and the migration Job must fit under max_connections (the spec checks it).
+    // At 7 workers, 56 jobs at once (WORKER_CONCURRENCY on the deletion and index queues) write
+    // to Elasticsearch, far under its write queue (docs/operations.md, "Scaling").
+    maxReplicas: 7,
+    // One worker's worth of backlog: about what a worker works off while KEDA notices (15 s
+    // polls) and a new pod starts, so a backlog a worker clears alone adds no pod.
+    backlogPerWorker: 500,
+    resources: {
+      // Peak RSS 215 MB (a worker reconciling a million rows), 273 MB (a reindex).
+      requests: { cpu: '250m', memory: '320Mi' },
+      limits: { cpu: '1', memory: `${cappedHeapLimitMiB}Mi` },
+    },
+  },
+  migrate: {
+    resources: {
+      requests: { cpu: '100m', memory: '256Mi' },
+      limits: { cpu: '1', memory: `${cappedHeapLimitMiB}Mi` },
+    },
+  },
+  redisTls: false,
+  mysqlMaxConnections: 151,
+  mysqlReservedConnections: 10,
+  spreadOverNodes: true,
+};
+
+/** A pod of the local overlay: a fraction of a core reserved, the same limits as production's. */
+const small = (resources: Resources): Resources => ({
+  requests: { cpu: '100m', memory: '256Mi' },
+  limits: resources.limits,
+});
+
+/** A cluster on one machine (kind, minikube, k3d) with an image built there: small and single. */
+export const LOCAL: Overlay = {
+  ...PRODUCTION,
+  name: 'local',
+  devImage: true,
+  // One Elasticsearch node locally: a replica would have nowhere to go.
+  settings: { ...SETTINGS, LOG_LEVEL: 'debug', ELASTICSEARCH_REPLICAS: '0' },
+  api: { ...PRODUCTION.api, minReplicas: 1, maxReplicas: 2, resources: small(PRODUCTION.api.resources) },
+  worker: { ...PRODUCTION.worker, maxReplicas: 2, resources: small(PRODUCTION.worker.resources) },
+  spreadOverNodes: false,
+};
+
+export const OVERLAYS: readonly Overlay[] = [PRODUCTION, LOCAL];

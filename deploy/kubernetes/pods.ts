@@ -1,0 +1,139 @@
+/**
+ * What every pod of the application shares: the image, how it is configured, and what it may do.
+ * The processes' ports and drains are the `PROCESSES` table (processes.ts).
+ */
+import type { IContainer } from 'kubernetes-models/v1/Container';
+import type { IEnvFromSource } from 'kubernetes-models/v1/EnvFromSource';
+import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
+import type { IProbe } from 'kubernetes-models/v1/Probe';
+import { CONFIG_NAME, selectorLabels, type Component } from './names.ts';
+import type { Overlay, Resources } from './overlays.ts';
+import { MIGRATE_COMMAND, PROCESSES } from './processes.ts';
+import { REDIS_PARTS, SECRET_NAME } from './secrets.ts';
+
+export function imageOf(overlay: Overlay, version: string): string {
+  return `${overlay.image}:${overlay.devImage ? 'dev' : version}`;
+}
+
+/**
+ * REDIS_URL from the Secret's two parts, expanded by the kubelet from the variables the Secret
+ * defines (envFrom): the password must be URL-safe (docs/operations.md).
+ */
+export function redisUrl(overlay: Overlay): string {
+  const scheme = overlay.redisTls ? 'rediss' : 'redis';
+  return `${scheme}://:$(${REDIS_PARTS.password})@$(${REDIS_PARTS.address})`;
+}
+
+const secretEnv: IEnvFromSource = { secretRef: { name: SECRET_NAME } };
+const configEnv: IEnvFromSource = { configMapRef: { name: CONFIG_NAME } };
+
+const httpProbe = (path: string, port: string, timing: Omit<IProbe, 'httpGet'>): IProbe => ({
+  httpGet: { path, port },
+  ...timing,
+});
+
+/** The image, as every container runs it. */
+function image(overlay: Overlay, version: string, name: Component): IContainer {
+  return { name, image: imageOf(overlay, version), imagePullPolicy: 'IfNotPresent' };
+}
+
+/**
+ * A container that can neither gain privileges nor change its files. Nothing of the application
+ * writes to disk (logs go to stdout, data to the stores); /tmp is a small scratch space for a
+ * library that reaches for `os.tmpdir()`.
+ */
+function hardened(resources: Resources): Partial<IContainer> {
+  return {
+    resources,
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    },
+    volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+  };
+}
+
+/** The API's or the worker's container: its command, ports, probes and configuration. */
+export function processContainer(overlay: Overlay, version: string, component: 'api' | 'worker'): IContainer {
+  const { entry, ports, preStopSeconds } = PROCESSES[component];
+  const probePort = ports[0]!.name;
+  return {
+    ...image(overlay, version, component),
+    command: ['node', entry],
+    ports: ports.map(({ name, setting }) => ({
+      name,
+      containerPort: Number(overlay.settings[setting]),
+    })),
+    // The Secret after the ConfigMap: a key in both takes the Secret's value.
+    envFrom: [configEnv, secretEnv],
+    env: [{ name: 'REDIS_URL', value: redisUrl(overlay) }],
+    // Start-up (the heap rule's restart, Nest's modules) gets a minute before liveness counts.
+    startupProbe: httpProbe('/health/live', probePort, { periodSeconds: 2, failureThreshold: 30 }),
+    // Only the process: a store that is down makes the pod unready, never restarts it.
+    livenessProbe: httpProbe('/health/live', probePort, {
+      periodSeconds: 10,
+      timeoutSeconds: 3,
+      failureThreshold: 3,
+    }),
+    // MySQL, Redis, Elasticsearch (and its index's version) and S3, each within 3 s, at once.
+    readinessProbe: httpProbe('/health/ready', probePort, {
+      periodSeconds: 5,
+      timeoutSeconds: 5,
+      failureThreshold: 2,
+    }),
+    ...(preStopSeconds > 0 ? { lifecycle: { preStop: { sleep: { seconds: preStopSeconds } } } } : {}),
+    ...hardened(overlay[component].resources),
+  };
+}
+
+/**
+ * The migration's container: the Secret alone, since a pre-install hook runs before the chart's
+ * other objects (the ConfigMap among them) exist, and `migrate` needs only DATABASE_URL.
+ */
+export function migrateContainer(overlay: Overlay, version: string): IContainer {
+  return {
+    ...image(overlay, version, 'migrate'),
+    command: MIGRATE_COMMAND,
+    envFrom: [secretEnv],
+    env: [{ name: 'NODE_ENV', value: overlay.settings.NODE_ENV }],
+    ...hardened(overlay.migrate.resources),
+  };
+}
+
+/** A pod of the application: no Kubernetes API token, no injected Service variables. */
+export function podSpec(
+  overlay: Overlay,
+  component: Component,
+  containers: IContainer[],
+  extra: Partial<IPodSpec> = {},
+): IPodSpec {
+  return {
+    // The processes never call the Kubernetes API.
+    automountServiceAccountToken: false,
+    // Only the ConfigMap and the Secret configure a process, not variables named after Services.
+    enableServiceLinks: false,
+    ...extra,
+    securityContext: {
+      runAsNonRoot: true,
+      // The image's `node` user: a name cannot be checked to be non-root, its id can.
+      runAsUser: 1000,
+      runAsGroup: 1000,
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
+    containers,
+    volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
+    ...(overlay.spreadOverNodes && component !== 'migrate'
+      ? {
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: 'kubernetes.io/hostname',
+              whenUnsatisfiable: 'ScheduleAnyway',
+              labelSelector: { matchLabels: selectorLabels(component) },
+            },
+          ],
+        }
+      : {}),
+  };
+}
