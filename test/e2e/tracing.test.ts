@@ -151,7 +151,7 @@ describe('tracing (docs/tracing.md)', () => {
         }
         const completed = await logLine(api!, 'request completed', () => true);
         expect(completed.trace_id).toBeUndefined();
-        expect(receiver.received().requests).toBe(0);
+        expect(receiver.received()).toBe(0);
       },
       TEST_WITHIN_MS,
     );

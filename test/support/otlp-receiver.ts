@@ -19,10 +19,10 @@ export const SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consu
 export interface OtlpReceiver {
   /** The base URL, as OTEL_EXPORTER_OTLP_ENDPOINT takes it (the exporter adds `/v1/traces`). */
   url: string;
-  /** Every span received so far (kept only when `keep`). */
+  /** Every span received so far. */
   spans(): ReceivedSpan[];
-  /** Export requests answered, and their bytes. */
-  received(): { requests: number; bytes: number };
+  /** Export requests answered. */
+  received(): number;
   close(): Promise<void>;
 }
 
@@ -83,33 +83,28 @@ export function decodeOtlpJson(body: string): ReceivedSpan[] {
 
 /**
  * A collector's OTLP/HTTP trace endpoint on a free loopback port, for the processes under test
- * (`OTEL_EXPORTER_OTLP_ENDPOINT`). With `keep`, it decodes what the processes send with
- * `OTEL_EXPORTER_OTLP_PROTOCOL=http/json` (the mapping OpenTelemetry specifies, so `JSON.parse`
- * reads it) and keeps the spans; without, it reads and drops every export, in either protocol, as
- * a collector that keeps up would (the tracing bench's sink). Either way it answers as a
- * collector does: 200 with an empty ExportTraceServiceResponse.
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT`). It reads what they send with `OTEL_EXPORTER_OTLP_PROTOCOL=http/json`
+ * (the JSON mapping OpenTelemetry specifies, so `JSON.parse` decodes it) and keeps the spans,
+ * answering as a collector does: 200 with an empty ExportTraceServiceResponse. Protobuf it refuses
+ * (415): a test that meant JSON would otherwise wait for spans that never come.
  */
-export async function startOtlpReceiver({ keep = true }: { keep?: boolean } = {}): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
-  const counts = { requests: 0, bytes: 0 };
-  const answer = (response: ServerResponse, status: number, json: boolean) => {
-    response.writeHead(status, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
-    response.end(json ? '{}' : undefined);
+  let requests = 0;
+  const answer = (response: ServerResponse, status: number) => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end('{}');
   };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const json = (request.headers['content-type'] ?? '').startsWith('application/json');
-      if (request.method !== 'POST' || request.url !== '/v1/traces') return answer(response, 404, json);
-      const body = Buffer.concat(chunks);
-      counts.requests++;
-      counts.bytes += body.length;
-      if (keep) {
-        if (!json) return answer(response, 415, false);
-        spans.push(...decodeOtlpJson(body.toString('utf8')));
-      }
-      answer(response, 200, json);
+      if (request.method !== 'POST' || request.url !== '/v1/traces') return answer(response, 404);
+      if (!(request.headers['content-type'] ?? '').startsWith('application/json'))
+        return answer(response, 415);
+      requests++;
+      spans.push(...decodeOtlpJson(Buffer.concat(chunks).toString('utf8')));
+      answer(response, 200);
     });
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
@@ -117,7 +112,7 @@ export async function startOtlpReceiver({ keep = true }: { keep?: boolean } = {}
   return {
     url: `http://127.0.0.1:${port}`,
     spans: () => [...spans],
-    received: () => ({ ...counts }),
+    received: () => requests,
     close: () =>
       new Promise<void>((closed) => {
         server.closeAllConnections();
