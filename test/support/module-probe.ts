@@ -5,10 +5,11 @@ import { waitFor } from './processes';
 
 /**
  * Every module a process resolves, through `require` or `import` alike (`module.registerHooks`),
- * written to `<dir>/<pid>.json` when the process gets SIGUSR2. A signal of its own, not the exit:
- * the processes stop on SIGTERM by raising it again once Nest has closed, and a process that dies
- * of a signal runs no `exit` listener (nor may the probe listen to SIGTERM: that would keep the
- * process alive). Node leaves SIGUSR2 to the program.
+ * written to `<dir>/<pid>.json` when the process gets SIGWINCH. A signal, not the exit: the
+ * processes stop on SIGTERM by raising it again once Nest has closed, and a process that dies of a
+ * signal runs no `exit` listener (nor may the probe listen to SIGTERM: that would keep the process
+ * alive). Nest's shutdown hooks take SIGUSR2 among others and Node's inspector SIGUSR1; SIGWINCH
+ * (a terminal resized) is ignored by default, and the processes' output is a pipe, not a terminal.
  */
 const PROBE = `
 const { registerHooks } = require('node:module');
@@ -21,7 +22,7 @@ registerHooks({
     return resolved;
   },
 });
-process.on('SIGUSR2', () => {
+process.on('SIGWINCH', () => {
   const loaded = [...seen, ...Object.keys(require.cache).map((path) => 'file://' + path)];
   writeFileSync(process.env.MODULE_PROBE_DIR + '/' + process.pid + '.json', JSON.stringify(loaded));
 });
@@ -49,7 +50,7 @@ export function startModuleProbe(): ModuleProbe {
     async loaded(pid, timeoutMs) {
       const file = join(dir, `${pid}.json`);
       rmSync(file, { force: true });
-      process.kill(pid, 'SIGUSR2');
+      process.kill(pid, 'SIGWINCH');
       const urls = await waitFor(
         `the module list of process ${pid}`,
         () =>
