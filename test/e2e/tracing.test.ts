@@ -97,7 +97,7 @@ describe('tracing (docs/tracing.md)', () => {
   const pidOf = (running: RunningProcess) => running.child.pid!;
 
   /** Each call as its own request id, which the API's log line for it carries. */
-  const request = async (system: System, method: string, path: string) => {
+  const request = async (system: Pick<System, 'api'>, method: string, path: string) => {
     const requestId = `tracing-${randomUUID()}`;
     const response = await call(method, `${system.api}${path}`, admin, { 'x-request-id': requestId });
     return { ...response, requestId };
@@ -183,8 +183,9 @@ describe('tracing (docs/tracing.md)', () => {
     const traceOfRequest = async (
       requestId: string,
       complete: (trace: ReturnType<typeof traceView>) => boolean,
+      logged: RunningProcess = api,
     ) => {
-      const line = await logLine(api, 'request completed', (l) => l.reqId === requestId);
+      const line = await logLine(logged, 'request completed', (l) => l.reqId === requestId);
       expect(line.trace_id).toMatch(/^[0-9a-f]{32}$/);
       const trace = await waitFor(
         `the spans of request ${requestId}`,
@@ -280,6 +281,25 @@ describe('tracing (docs/tracing.md)', () => {
         expect(done.trace_id).toBe(root.traceId);
         const logged = trace.spans.find((span) => span.spanId === done.span_id)!;
         expect(logged === purge || trace.descendsFrom(logged, purge)).toBe(true);
+      },
+      TEST_WITHIN_MS,
+    );
+
+    it(
+      'a graceful shutdown exports the spans still buffered',
+      async () => {
+        // An API whose batch would wait ten minutes: only the shutdown's flush can send its spans.
+        const late = await system.startApi({ OTEL_BSP_SCHEDULE_DELAY: '600000' });
+        const { status, requestId } = await request({ api: late.url }, 'GET', '/api/videos/search?q=flushed');
+        expect(status).toBe(200);
+        // Nest closes the application, then the process ends by the signal it was sent.
+        await late.process.stop('SIGTERM');
+        const { root } = await traceOfRequest(
+          requestId,
+          (view) => view.storesUnder(view.roots[0]!).has('elasticsearch'),
+          late.process,
+        );
+        expect(root.attributes).toMatchObject({ 'http.route': '/api/videos/search' });
       },
       TEST_WITHIN_MS,
     );
