@@ -61,7 +61,9 @@ export function startModuleProbe(): ModuleProbe {
       );
       return {
         packages: new Set(urls.map(packageOf).filter((name) => name !== undefined)),
-        files: urls.filter((url) => url.startsWith('file://') && !url.includes('/node_modules/')),
+        files: [
+          ...new Set(urls.filter((url) => url.startsWith('file://') && !url.includes('/node_modules/'))),
+        ],
       };
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
