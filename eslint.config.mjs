@@ -12,7 +12,7 @@ import prettier from 'eslint-config-prettier';
 const SHARED_LAYERS = [
   ['util', 'ids', 'net', 'redis', 'auth'],
   ['config'],
-  ['logging', 'database', 'queue', 'storage', 'search', 'http'],
+  ['logging', 'telemetry', 'database', 'queue', 'storage', 'search', 'http'],
   ['events'],
   ['video'],
   ['erasure', 'trash', 'catalogue'],

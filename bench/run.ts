@@ -5,7 +5,7 @@
  * docs/benchmarks.svg. `npm run bench -- --chart` only redraws the chart from docs/benchmarks.json.
  *
  * `--only <steps>` runs some of the steps (comma-separated, in their usual order: delete, purge,
- * reindex, scale, search, metrics-scrape, migration, outbox, outbox-sweep) and writes its report to
+ * reindex, scale, search, metrics-scrape, tracing, migration, outbox, outbox-sweep) and writes its report to
  * .cache/bench instead of docs/, so a partial run never replaces the published one.
  *
  * `scale` is the search matrix: at each size of `--sizes` (or `BENCH_SIZES`; videos of the
@@ -15,8 +15,8 @@
  * (live), reindexes, and compares again with nothing else running (fresh). `search` runs one such
  * comparison on whatever the bench's index holds (the sample when it holds nothing), with the churn
  * when `--churn` is given: the probe of an API change. A full run leaves it out (`scale` measured
- * it at every size); `metrics-scrape` searches what `scale` left, and `migration` migrates a
- * scratch database of the largest size.
+ * it at every size); `metrics-scrape` and `tracing` search what `scale` left, and `migration`
+ * migrates a scratch database of the largest size.
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
@@ -38,6 +38,7 @@ import {
   atLeast,
   atMost,
   count,
+  cpuMsPer,
   cpuPer,
   loadHeader,
   MB,
@@ -55,6 +56,7 @@ import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
 import { benchScale, type IndexPhase, type ScaleBench } from './scale.bench';
 import { benchSearch, type SearchBench } from './search.bench';
+import { benchTracing } from './tracing.bench';
 import { matrixTable, scaleTable, searchTable, searchTargets, suggestTarget } from './search-matrix';
 import { parseSizes } from './lib/sizes';
 import { benchIdentityMigration } from './identity-migration.bench';
@@ -69,6 +71,7 @@ const STEPS = [
   'scale',
   'search',
   'metrics-scrape',
+  'tracing',
   'migration',
   'outbox',
   'outbox-sweep',
@@ -147,7 +150,7 @@ async function main(): Promise<void> {
     const videos = await context.videos.count();
     const needsSample =
       ['delete', 'purge', 'reindex'].some((step) => steps.has(step as Step)) ||
-      (videos === 0 && ['search', 'metrics-scrape'].some((step) => steps.has(step as Step)));
+      (videos === 0 && ['search', 'metrics-scrape', 'tracing'].some((step) => steps.has(step as Step)));
     if (needsSample && videos !== SAMPLE_VIDEOS) {
       log('resetting the bench database to the sample');
       await emptyBenchData(context);
@@ -413,6 +416,54 @@ async function main(): Promise<void> {
           1.05,
         ),
       );
+    }
+
+    if (steps.has('tracing')) {
+      log('tracing: off against on');
+      const tracing = await benchTracing(context, {
+        concurrency: SEARCH_CONCURRENCY,
+        seconds: SEARCH_SECONDS,
+        rounds: ROUNDS.search,
+        warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
+      });
+      figures.tracing = tracing;
+      const { off, on, exported } = tracing;
+      const parts = ['elasticsearch', 'mysql', 'redis'];
+      measured({
+        title:
+          `Search with tracing off and on (${SEARCH_CONCURRENCY} connections, ${SEARCH_SECONDS} s each in ` +
+          `${ROUNDS.search} alternating rounds, a b b a…, after a warm-up of ${tracing.warmUp.seconds.toFixed(0)} s ` +
+          `that ended with Elasticsearch's JIT compiler at ${(tracing.warmUp.jitShare * 100).toFixed(1)} % of its CPU; on: every span of every ` +
+          `search exported over OTLP/HTTP protobuf to a local collector that drops them, ` +
+          `${count(exported.requests)} exports of ${megabytes(exported.bytes)} MB over the step)`,
+        header: loadHeader('CPU ms per search: API / ES (of it JIT compiler) / MySQL / Redis / collector'),
+        rows: [
+          [
+            ...row('API, OTEL_EXPORTER_OTLP_ENDPOINT unset (no SDK loaded)', off),
+            `${cpuPer(off.cpu, off.requests, ['api-off', ...parts])} / –`,
+          ],
+          [
+            ...row('API, OTEL_EXPORTER_OTLP_ENDPOINT set (SDK, every search traced)', on),
+            cpuPer(on.cpu, on.requests, ['api-on', ...parts, 'sink']),
+          ],
+        ],
+      });
+      const apiCpu = (run: MeasuredRun, part: string) => cpuMsPer(run.cpu, run.requests, part);
+      measured({
+        title: 'Search with tracing on against off, as ratios (on / off)',
+        header: ['measure', 'off', 'on', 'on / off'],
+        rows: [
+          ['req/s', rate(off.perSecond), rate(on.perSecond), (on.perSecond / off.perSecond).toFixed(2)],
+          ['p50 ms', ms(off.p50), ms(on.p50), (on.p50 / off.p50).toFixed(2)],
+          ['p99 ms', ms(off.p99), ms(on.p99), (on.p99 / off.p99).toFixed(2)],
+          [
+            'API CPU ms per search',
+            apiCpu(off, 'api-off').toFixed(2),
+            apiCpu(on, 'api-on').toFixed(2),
+            (apiCpu(on, 'api-on') / apiCpu(off, 'api-off')).toFixed(2),
+          ],
+        ],
+      });
     }
 
     if (steps.has('migration')) {

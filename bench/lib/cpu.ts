@@ -24,7 +24,19 @@ const PARTS: [string, RegExp][] = [
   ['api', literally(ENTRY.api)],
   ['cli', literally(ENTRY.cli, PATHS.rawBulk)],
   ['floor', literally(PATHS.floorProxy)],
+  ['sink', literally(PATHS.otlpSink)],
 ];
+
+/**
+ * Processes counted under a part of their own, ahead of PARTS: two APIs compared side by side
+ * run the same command line, and each side's CPU is its own API's.
+ */
+const NAMED = new Map<number, string>();
+
+/** Counts the process `pid` (which `execve` keeps across the heap rule's restart) as `part`. */
+export function countAs(pid: number, part: string): void {
+  NAMED.set(pid, part);
+}
 
 /** The Elasticsearch node the bench talks to, once known; until then every node counts. */
 let elasticsearchPid: number | undefined;
@@ -74,9 +86,10 @@ export function cpuSeconds(): CpuSeconds {
       const part =
         Number(pid) === process.pid
           ? 'bench'
-          : PARTS.find(([, pattern]) =>
+          : (NAMED.get(Number(pid)) ??
+            PARTS.find(([, pattern]) =>
               pattern.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')),
-            )?.[0];
+            )?.[0]);
       if (
         !part ||
         (part === 'elasticsearch' && elasticsearchPid !== undefined && Number(pid) !== elasticsearchPid)

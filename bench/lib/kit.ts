@@ -64,6 +64,8 @@ export const PATHS = {
   scraper: resolve(ROOT, 'dist/bench/scraper.js'),
   /** The search step's floor: a bare forwarding proxy, built (bench/floor-proxy.ts). */
   floorProxy: resolve(ROOT, 'dist/bench/floor-proxy.js'),
+  /** The tracing step's collector, which drops every export, built (bench/otlp-sink.ts). */
+  otlpSink: resolve(ROOT, 'dist/bench/otlp-sink.js'),
 };
 
 /**
@@ -165,6 +167,27 @@ export async function startFloorProxy(
   const url = `http://127.0.0.1:${port}`;
   await waitForStatus(`${url}/?q=ready`, 200, 30_000);
   return { url, process: running };
+}
+
+/**
+ * The tracing step's collector (bench/otlp-sink.ts) on a free port: `url` for
+ * OTEL_EXPORTER_OTLP_ENDPOINT; `stop` answers with the exports it received and their bytes.
+ */
+export async function startOtlpSink(): Promise<{
+  url: string;
+  stop(): Promise<{ requests: number; bytes: number }>;
+}> {
+  const port = await freePort();
+  const running = startProcess(PATHS.otlpSink, {}, [String(port)]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForStatus(`${url}/v1/traces`, 200, 30_000);
+  return {
+    url,
+    async stop() {
+      await running.stop();
+      return JSON.parse(running.output().trim().split('\n').pop()!) as { requests: number; bytes: number };
+    },
+  };
 }
 
 export async function startWorker(env: Record<string, string> = {}): Promise<RunningProcess> {

@@ -40,6 +40,19 @@ describe('configuration errors stop the process and name the variable', () => {
       /^ {2}- JWT_AUDIENCE: must be set when JWT_JWKS_URI is$/m,
     ],
     ['api', ENTRY.api, { METRICS_PORT: '99999' }, /METRICS_PORT: must be a whole number from 0 to 65535/],
+    // Before the SDK starts: a tracing setting with a typo must not quietly trace nothing.
+    [
+      'api',
+      ENTRY.api,
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' },
+      /OTEL_EXPORTER_OTLP_ENDPOINT: must be a URL like http:\/\/collector:4318/,
+    ],
+    [
+      'worker',
+      ENTRY.worker,
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_SAMPLER: 'sometimes' },
+      /OTEL_TRACES_SAMPLER: must be one of always_on/,
+    ],
   ])(
     '%s with %p',
     async (_name, entry, env, message) => {

@@ -6,6 +6,7 @@ import { ProblemDetailsFilter } from '@app/shared/http/problem.filter';
 import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { LoggingModule } from '@app/shared/logging/logging.module';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
+import { TelemetryModule } from '@app/shared/telemetry/telemetry.module';
 import { AuthModule } from './auth/auth.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { SearchModule } from './search/search.module';
@@ -15,6 +16,7 @@ import { VideoModule } from './video/video.module';
   imports: [
     ConfigModule.forRoot(),
     LoggingModule,
+    TelemetryModule,
     InfrastructureModule,
     HealthModule,
     MetricsModule,

@@ -1,4 +1,5 @@
 import './heap';
+import './tracing';
 import 'reflect-metadata';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { createHttpApp, listen } from '@app/shared/http-app';

@@ -6,6 +6,7 @@ import { ProblemDetailsFilter } from '@app/shared/http/problem.filter';
 import { LoggingModule } from '@app/shared/logging/logging.module';
 import { MetricsController } from '@app/shared/metrics/metrics.controller';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
+import { TelemetryModule } from '@app/shared/telemetry/telemetry.module';
 import { DeleteVideoHandler } from './deletion/delete-video.handler';
 import { EraseAuthorHandler } from './erasure/erase-author.handler';
 import { IndexShapeService } from './index/index-shape.service';
@@ -29,7 +30,14 @@ const HANDLERS = [
 
 /** The worker process: the core, its job runner, and health and metrics on its port. */
 @Module({
-  imports: [ConfigModule.forRoot(), LoggingModule, WorkerCoreModule, HealthModule, MetricsModule],
+  imports: [
+    ConfigModule.forRoot(),
+    LoggingModule,
+    TelemetryModule,
+    WorkerCoreModule,
+    HealthModule,
+    MetricsModule,
+  ],
   // Scraped on the worker's one port, beside its probes (docs/contract.md §9).
   controllers: [MetricsController],
   providers: [

@@ -11,6 +11,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { JOB_BACKOFF, JobQueues } from '@app/shared/queue/job-queues.service';
 import { jitteredBackoff } from '@app/shared/util/backoff';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
+import { processTraced } from '@app/shared/queue/job-trace';
 import { JOB_NAMES, JOB_QUEUES } from '@app/shared/queue/jobs';
 import { QUEUE_PREFIX, QUEUES, type QueueName } from '@app/shared/queue/queues';
 import { bullConnection } from '@app/shared/redis/redis';
@@ -32,6 +33,8 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   /** Jobs running now, with the lock token that lets this worker hand them back. */
   private readonly active = new Map<Job, string | undefined>();
   private scheduleCheck?: NodeJS.Timeout;
+  /** Whether this process traces: each job then runs within a span, the child of its sender's. */
+  private readonly tracing: boolean;
 
   constructor(
     @Inject(JOB_HANDLERS) handlers: JobHandler[],
@@ -40,6 +43,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly queues: JobQueues,
     private readonly metrics: MetricsService,
   ) {
+    this.tracing = config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
     assertOneHandlerPerJob(handlers, JOB_NAMES);
     const named = SWEEP_NAMES.filter((name) => (JOB_NAMES as string[]).includes(name));
     if (named.length > 0) throw new Error(`Sweeps named like jobs: ${named.join(', ')}`);
@@ -118,7 +122,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     const stop = this.metrics.jobDuration.startTimer({ name: job.name });
     this.active.set(job, token);
     try {
-      const result = await run(job);
+      const result = await processTraced(this.tracing, job, () => run(job));
       stop({ outcome: 'completed' });
       return result;
     } catch (error) {

@@ -73,6 +73,24 @@ const webhookSecret = z.string().refine(
   { message: 'must be whsec_ followed by the base64 of 24 to 64 random bytes' },
 );
 
+/** `key=value` pairs separated by commas, as OpenTelemetry reads OTEL_EXPORTER_OTLP_HEADERS. */
+const otlpHeaders = z
+  .string()
+  .refine((value) => value.split(',').every((pair) => /^[^=\s]+=\S/.test(pair.trim())), {
+    // The value is never repeated: it usually holds a collector's API key.
+    message: 'must be key=value pairs separated by commas, like api-key=…,tenant=…',
+  });
+
+/** The samplers OpenTelemetry's SDK for Node builds from OTEL_TRACES_SAMPLER. */
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
 /** Every variable the processes read, with the defaults of docs/contract.md §9 pointing at the local services. */
 export const configSchema = z
   .object({
@@ -189,6 +207,28 @@ export const configSchema = z
      * their deliveries settle, so this is also how long such an event outlives its delivery.
      */
     OUTBOX_PRUNE_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
+    /**
+     * Tracing (docs/tracing.md): off unless set. The OTLP/HTTP collector's base URL; spans go to
+     * `<url>/v1/traces`. The SDK reads this and every other OTEL_* variable itself; the ones below
+     * are checked here so that a typo stops the process with its name instead of tracing nothing.
+     */
+    OTEL_EXPORTER_OTLP_ENDPOINT: url(/^https?:$/, 'http://collector:4318').optional(),
+    /** Over HTTP only: the SDK's gRPC exporter would bring a second HTTP/2 stack into every process. */
+    OTEL_EXPORTER_OTLP_PROTOCOL: z
+      .enum(['http/protobuf', 'http/json'], { message: 'must be http/protobuf or http/json' })
+      .default('http/protobuf'),
+    OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders.optional(),
+    /** By default `video-api` or `video-worker`, after the process. */
+    OTEL_SERVICE_NAME: z.string().min(1).optional(),
+    OTEL_TRACES_SAMPLER: z
+      .enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` })
+      .default('parentbased_always_on'),
+    /** The ratio of the `*traceidratio` samplers. */
+    OTEL_TRACES_SAMPLER_ARG: z
+      .string()
+      .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio from 0 to 1, like 0.1')
+      .transform(Number)
+      .optional(),
   })
   .superRefine((config, context) => {
     // Zod runs this even when a field failed: only values that parsed count.
@@ -213,6 +253,17 @@ export const configSchema = z
       if (config.JWT_JWKS_URI && !config[name]) {
         context.addIssue({ code: 'custom', path: [name], message: 'must be set when JWT_JWKS_URI is' });
       }
+    }
+    // A ratio the SDK would ignore: the operator meant some other sampler.
+    if (
+      typeof config.OTEL_TRACES_SAMPLER_ARG === 'number' &&
+      !String(config.OTEL_TRACES_SAMPLER).endsWith('traceidratio')
+    ) {
+      context.addIssue({
+        code: 'custom',
+        path: ['OTEL_TRACES_SAMPLER_ARG'],
+        message: 'is read only by OTEL_TRACES_SAMPLER=traceidratio or parentbased_traceidratio',
+      });
     }
     if (config.JWT_ALLOW_HS256 === true && !config.JWT_SECRET) {
       context.addIssue({

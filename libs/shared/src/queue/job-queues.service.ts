@@ -6,6 +6,7 @@ import { endpointOf } from '../net/receiver-url';
 import { bullConnection } from '../redis/redis';
 import type { Backoff } from '../util/backoff';
 import { enqueue } from './enqueue';
+import { sendTraced } from './job-trace';
 import {
   deletionJobId,
   erasureJobId,
@@ -72,9 +73,15 @@ export class JobQueues implements OnApplicationShutdown {
   /** Each configured receiver's queue, by the receiver's key. */
   private readonly receivers = new Map<string, ReceiverQueue>();
   private readonly redisUrl: string;
+  /** Whether this process traces (OTEL_EXPORTER_OTLP_ENDPOINT): jobs then carry their sender's trace context. */
+  private readonly tracing: boolean;
 
-  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'REDIS_URL' | 'WEBHOOK_URLS'>) {
+  constructor(
+    @Inject(APP_CONFIG)
+    config: Pick<AppConfig, 'REDIS_URL' | 'WEBHOOK_URLS' | 'OTEL_EXPORTER_OTLP_ENDPOINT'>,
+  ) {
     this.redisUrl = config.REDIS_URL;
+    this.tracing = config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
     for (const { key, url } of config.WEBHOOK_URLS.map(endpointOf)) {
       this.receivers.set(key, { endpointKey: key, name: receiverQueueName(key), shownUrl: url });
     }
@@ -112,7 +119,24 @@ export class JobQueues implements OnApplicationShutdown {
   }
 
   async add<N extends JobName>(name: N, payload: JobPayloads[N], options: JobsOptions = {}): Promise<void> {
-    await this.queue(JOB_QUEUES[name]).add(name, payload, { ...ADDED_JOB_RETENTION, ...options });
+    await this.send(this.queue(JOB_QUEUES[name]), name, payload, { ...ADDED_JOB_RETENTION, ...options });
+  }
+
+  /**
+   * Where every job goes to Redis: with tracing on, within a `send` span whose context the job's
+   * data keeps (`traceContext`), so that the worker's span for it joins the trace that asked for it
+   * (docs/tracing.md). A job that already exists keeps the context it was queued with, as it keeps
+   * its request id.
+   */
+  private async send<N extends JobName>(
+    queue: Queue,
+    name: N,
+    payload: JobPayloads[N],
+    options: JobsOptions,
+  ): Promise<void> {
+    await sendTraced(this.tracing, { queue: queue.name, name, id: options.jobId }, (traceContext) =>
+      queue.add(name, traceContext ? { ...payload, traceContext } : payload, options),
+    );
   }
 
   /**
@@ -171,9 +195,10 @@ export class JobQueues implements OnApplicationShutdown {
         .remove()
         .catch((error: unknown) => this.logger.warn(`could not replace ${jobId}: ${String(error)}`));
     }
-    await queue.add(
+    await this.send(
+      queue,
       'delete-video',
-      { videoId, ...(requestId ? { requestId } : {}) } satisfies JobPayloads['delete-video'],
+      { videoId, ...(requestId ? { requestId } : {}) },
       {
         ...DELETION_JOB_OPTIONS,
         jobId,
@@ -203,13 +228,18 @@ export class JobQueues implements OnApplicationShutdown {
       if (state !== 'completed' && state !== 'failed') return;
       await existing.remove();
     }
-    await queue.add('deliver-webhook', { deliveryId, attempt } satisfies JobPayloads['deliver-webhook'], {
-      jobId,
-      delay: Math.max(0, delayMs),
-      removeOnComplete: { count: 1_000 },
-      // Failed attempts stay on the dashboard; MySQL keeps the delivery's whole history.
-      removeOnFail: { count: 5_000 },
-    });
+    await this.send(
+      queue,
+      'deliver-webhook',
+      { deliveryId, attempt },
+      {
+        jobId,
+        delay: Math.max(0, delayMs),
+        removeOnComplete: { count: 1_000 },
+        // Failed attempts stay on the dashboard; MySQL keeps the delivery's whole history.
+        removeOnFail: { count: 5_000 },
+      },
+    );
   }
 
   /** Makes sure an erasure's job exists (see OPERATION_JOB_OPTIONS). */

@@ -23,13 +23,16 @@ export function promptRetryBackoff(
 }
 
 /**
- * The client's transport with `promptRetryBackoff` (the client has no option for it) and without
- * OpenTelemetry spans: no tracing SDK runs here, and a span per request costs CPU for nothing.
+ * The client's transport with `promptRetryBackoff` (the client has no option for it), with its
+ * own OpenTelemetry spans only when the process traces (docs/tracing.md): without a tracing SDK a
+ * span per request costs CPU for nothing.
  */
-class PromptRetryTransport extends SniffingTransport {
-  constructor(options: TransportOptions) {
-    super({ ...options, retryBackoff: promptRetryBackoff, openTelemetry: { enabled: false } });
-  }
+function promptRetryTransport(tracing: boolean): typeof SniffingTransport {
+  return class PromptRetryTransport extends SniffingTransport {
+    constructor(options: TransportOptions) {
+      super({ ...options, retryBackoff: promptRetryBackoff, openTelemetry: { enabled: tracing } });
+    }
+  };
 }
 
 /** The node URLs of ELASTICSEARCH_URL: one, or several separated by commas. */
@@ -45,12 +48,14 @@ export function elasticsearchNodes(url: string): string[] {
  * is gone (connection refused or reset) is retried on another, so losing a node the cluster can
  * spare costs no answer. No sniffing: the nodes given are the ones used.
  */
-export function createSearchClient(config: Pick<AppConfig, 'ELASTICSEARCH_URL'>): Client {
+export function createSearchClient(
+  config: Pick<AppConfig, 'ELASTICSEARCH_URL' | 'OTEL_EXPORTER_OTLP_ENDPOINT'>,
+): Client {
   return new Client({
     nodes: elasticsearchNodes(config.ELASTICSEARCH_URL),
     requestTimeout: 10_000,
     maxRetries: SEARCH_CLIENT_RETRIES,
-    Transport: PromptRetryTransport,
+    Transport: promptRetryTransport(config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined),
     // The test distribution has no root endpoint, so the client must not sniff or check the product on it.
     sniffOnStart: false,
   });
