@@ -43,7 +43,13 @@ import {
 
 export { SWEEPS } from '@app/worker/sweeps/sweeps';
 export { VideoImporter } from '@app/worker/import/video-importer';
-export { ENTRY, sleep, startProcess, type RunningProcess } from '@test/support/processes';
+export {
+  ENTRY,
+  sleep,
+  startProcess,
+  type RunningProcess,
+  type StartedService,
+} from '@test/support/processes';
 /**
  * The API's engine requests, as its search engine builds them: a bench sends them straight to
  * Elasticsearch to show what the API adds around them, and the relevance suite's baselines break
