@@ -12,6 +12,7 @@ import { JOB_BACKOFF, JobQueues } from '@app/shared/queue/job-queues.service';
 import { jitteredBackoff } from '@app/shared/util/backoff';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { processTraced } from '@app/shared/queue/job-trace';
+import { tracingOn } from '@app/shared/telemetry/tracing';
 import { JOB_NAMES, JOB_QUEUES } from '@app/shared/queue/jobs';
 import { QUEUE_PREFIX, QUEUES, type QueueName } from '@app/shared/queue/queues';
 import { bullConnection } from '@app/shared/redis/redis';
@@ -43,7 +44,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly queues: JobQueues,
     private readonly metrics: MetricsService,
   ) {
-    this.tracing = config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
+    this.tracing = tracingOn(config);
     assertOneHandlerPerJob(handlers, JOB_NAMES);
     const named = SWEEP_NAMES.filter((name) => (JOB_NAMES as string[]).includes(name));
     if (named.length > 0) throw new Error(`Sweeps named like jobs: ${named.join(', ')}`);

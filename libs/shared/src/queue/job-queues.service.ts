@@ -6,6 +6,7 @@ import { endpointOf } from '../net/receiver-url';
 import { bullConnection } from '../redis/redis';
 import type { Backoff } from '../util/backoff';
 import { enqueue } from './enqueue';
+import { tracingOn } from '../telemetry/tracing';
 import { sendTraced } from './job-trace';
 import {
   deletionJobId,
@@ -81,7 +82,7 @@ export class JobQueues implements OnApplicationShutdown {
     config: Pick<AppConfig, 'REDIS_URL' | 'WEBHOOK_URLS' | 'OTEL_EXPORTER_OTLP_ENDPOINT'>,
   ) {
     this.redisUrl = config.REDIS_URL;
-    this.tracing = config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
+    this.tracing = tracingOn(config);
     for (const { key, url } of config.WEBHOOK_URLS.map(endpointOf)) {
       this.receivers.set(key, { endpointKey: key, name: receiverQueueName(key), shownUrl: url });
     }

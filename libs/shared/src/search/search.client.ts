@@ -1,5 +1,6 @@
 import { Client, SniffingTransport, type TransportOptions } from '@elastic/elasticsearch';
 import type { AppConfig } from '../config/config.schema';
+import { tracingOn } from '../telemetry/tracing';
 
 /** Injection token for the Elasticsearch client. */
 export const SEARCH_CLIENT = Symbol('SEARCH_CLIENT');
@@ -55,7 +56,7 @@ export function createSearchClient(
     nodes: elasticsearchNodes(config.ELASTICSEARCH_URL),
     requestTimeout: 10_000,
     maxRetries: SEARCH_CLIENT_RETRIES,
-    Transport: promptRetryTransport(config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined),
+    Transport: promptRetryTransport(tracingOn(config)),
     // The test distribution has no root endpoint, so the client must not sniff or check the product on it.
     sniffOnStart: false,
   });

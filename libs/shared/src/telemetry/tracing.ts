@@ -1,3 +1,4 @@
+import type { AppConfig } from '../config/config.schema';
 import { exitOnStartupError, loadConfig } from '../config/load-config';
 import type { RunningSdk } from './sdk';
 
@@ -5,6 +6,15 @@ import type { RunningSdk } from './sdk';
 export type TracedProcess = 'video-api' | 'video-worker';
 
 let running: RunningSdk | undefined;
+
+/**
+ * Whether a process with this configuration traces: OTEL_EXPORTER_OTLP_ENDPOINT is set. The one
+ * test of it, for the SDK's start and for the code that carries context across boundaries only
+ * then (jobs' data, the search client's retries).
+ */
+export function tracingOn(config: Pick<AppConfig, 'OTEL_EXPORTER_OTLP_ENDPOINT'>): boolean {
+  return config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
+}
 
 /**
  * Starts OpenTelemetry's SDK when OTEL_EXPORTER_OTLP_ENDPOINT is set, and otherwise loads none of
@@ -17,7 +27,7 @@ let running: RunningSdk | undefined;
  */
 export function startTracing(service: TracedProcess, env: NodeJS.ProcessEnv = process.env): boolean {
   const config = loadConfig(env);
-  if (!config.OTEL_EXPORTER_OTLP_ENDPOINT || running) return running !== undefined;
+  if (!tracingOn(config) || running) return running !== undefined;
   // A synchronous, conditional load: an `import()` would settle after main.ts had already loaded
   // the modules the SDK's instrumentations must patch, and a static import would load it always.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
