@@ -137,7 +137,7 @@ export async function benchSoftDelete(
   // mysql2's default pool, as a script would open it: ten connections, like the product's.
   const pool = createPool({ uri: config.DATABASE_URL, timezone: 'Z', connectionLimit: 10 });
   const queue = new Queue(JOB_QUEUES['delete-video'], {
-    connection: bullConnection(config.REDIS_URL),
+    connection: bullConnection(config),
     prefix: QUEUE_PREFIX,
   });
   const raw = { pool, queue, context, index: config.ELASTICSEARCH_INDEX };

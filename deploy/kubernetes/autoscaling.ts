@@ -8,7 +8,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/Horizo
 import { meta, NAMES } from './names.ts';
 import type { Overlay } from './overlays.ts';
 import { REDIS_PARTS, SECRET_NAME } from './secrets.ts';
-import { BACKLOG_FORMULA, BACKLOG_KEYS } from './worker-backlog.ts';
+import { BACKLOG_FORMULA, backlogKeys } from './worker-backlog.ts';
 
 /** What an autoscaler scales. */
 const deploymentRef = (name: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name });
@@ -60,15 +60,16 @@ export function scaledObject(overlay: Overlay, version: string): ScaledObject {
           },
         },
       },
-      triggers: BACKLOG_KEYS.map(({ trigger, key }) => ({
-        type: 'redis',
+      triggers: backlogKeys(overlay.redisCluster).map(({ trigger, key }) => ({
+        // KEDA's scaler for a Redis Cluster finds the node of each key's slot itself.
+        type: overlay.redisCluster ? 'redis-cluster' : 'redis',
         name: trigger,
         metadata: {
           listName: key,
           listLength: target,
           enableTLS: String(overlay.redisTls),
-          // BullMQ's database: REDIS_URL names none (pods.ts), so 0.
-          databaseIndex: '0',
+          // BullMQ's database: REDIS_URL names none (pods.ts), so 0; a cluster has no other.
+          ...(overlay.redisCluster ? {} : { databaseIndex: '0' }),
         },
         authenticationRef: { name: NAMES.redisAuth },
       })),
@@ -77,12 +78,17 @@ export function scaledObject(overlay: Overlay, version: string): ScaledObject {
 }
 
 /** KEDA reaches Redis with the Secret's own keys: the same server and password as the processes. */
-export function triggerAuthentication(version: string): TriggerAuthentication {
+export function triggerAuthentication(overlay: Overlay, version: string): TriggerAuthentication {
   return new TriggerAuthentication({
     metadata: meta(NAMES.redisAuth, 'worker', version),
     spec: {
       secretTargetRef: [
-        { parameter: 'address', name: SECRET_NAME, key: REDIS_PARTS.address },
+        // The cluster's scaler takes seed nodes (`addresses`); one, the address the pods use, is enough.
+        {
+          parameter: overlay.redisCluster ? 'addresses' : 'address',
+          name: SECRET_NAME,
+          key: REDIS_PARTS.address,
+        },
         { parameter: 'password', name: SECRET_NAME, key: REDIS_PARTS.password },
       ],
     },

@@ -6,7 +6,7 @@ import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import { configSchema } from '@app/shared/config/config.schema';
 import { assertAuthConfigured, loadConfig } from '@app/shared/config/load-config';
-import { bullConnection } from '@app/shared/redis/redis';
+import { redisUrls } from '@app/shared/redis/redis';
 import { OVERLAYS } from './overlays.ts';
 import { readOverlay } from './rendered.ts';
 import { REDIS_PARTS, SECRET_KEYS, SECRET_NAME, type SecretKey } from './secrets.ts';
@@ -117,12 +117,16 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
   it('builds REDIS_URL from the two parts KEDA reads, for the processes to reach the same server', () => {
     for (const password of ['redis-password', '']) {
       const env = environment(api, configMap, { ...requiredSecret, [REDIS_PARTS.password]: password });
-      const { REDIS_URL } = loadConfig(env);
-      expect(bullConnection(REDIS_URL)).toMatchObject({
+      const config = loadConfig(env);
+      const [url, ...more] = redisUrls(config.REDIS_URL);
+      expect(more).toEqual([]);
+      expect({ host: url!.hostname, port: url!.port, password: decodeURIComponent(url!.password) }).toEqual({
         host: 'redis.videos.svc',
-        port: 6379,
-        password: password || undefined,
+        port: '6379',
+        password,
       });
+      // The autoscaler's scaler and the processes' client agree on whether it is a cluster.
+      expect(config.REDIS_CLUSTER).toBe(OVERLAYS.find((overlay) => overlay.name === name)!.redisCluster);
     }
   });
 });

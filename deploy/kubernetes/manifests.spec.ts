@@ -11,7 +11,7 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { loadConfig } from '@app/shared/config/load-config';
 import { HEAP_RULE } from '@app/shared/config/node-heap';
 import { dataSourceOptions } from '@app/shared/data-source';
-import { QUEUE_PREFIX, QUEUES } from '@app/shared/queue/queues';
+import { QUEUES, queuePrefix } from '@app/shared/queue/queues';
 import { summedTriggers, workerScaler } from '@test/support/keda';
 import { OVERLAYS } from './overlays.ts';
 import { readOverlay, type RenderedObject } from './rendered.ts';
@@ -229,7 +229,11 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       expect(summedTriggers(scaler).sort()).toEqual(scaler.triggers.map((t) => t.name).sort());
       expect(scaler.triggers.map((t) => t.key).sort()).toEqual(
         [QUEUES.deletion, QUEUES.index]
-          .flatMap((queue) => ['wait', 'prioritized'].map((ready) => `${QUEUE_PREFIX}:${queue}:${ready}`))
+          .flatMap((queue) =>
+            ['wait', 'prioritized'].map(
+              (ready) => `${queuePrefix(queue, overlay.redisCluster)}:${queue}:${ready}`,
+            ),
+          )
           .sort(),
       );
       expect(scaler.min).toBe(1);
@@ -243,7 +247,10 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
         expect(ref.name).toBe(SECRET_NAME);
         expect(secretKeys).toContain(ref.key);
       }
-      expect(auth.spec.secretTargetRef!.map((ref) => ref.parameter).sort()).toEqual(['address', 'password']);
+      // On a cluster, KEDA's own scaler for one, which follows each key to its slot's node.
+      const [address, type] = overlay.redisCluster ? ['addresses', 'redis-cluster'] : ['address', 'redis'];
+      expect(auth.spec.secretTargetRef!.map((ref) => ref.parameter).sort()).toEqual([address, 'password']);
+      for (const trigger of spec.triggers) expect(trigger.type).toBe(type);
     });
   },
 );

@@ -144,6 +144,6 @@ export function manifests(overlay: Overlay, version: string): Manifest[] {
     },
     { file: 'worker-pdb.yaml', object: podDisruptionBudget(version, 'worker') },
     { file: 'worker-scaledobject.yaml', object: scaledObject(overlay, version) },
-    { file: 'worker-triggerauthentication.yaml', object: triggerAuthentication(version) },
+    { file: 'worker-triggerauthentication.yaml', object: triggerAuthentication(overlay, version) },
   ];
 }

@@ -21,7 +21,7 @@ export type Settings = Partial<Record<keyof AppConfig, string>> &
   >;
 
 export interface Overlay {
-  name: 'production' | 'local';
+  name: 'production' | 'production-redis-cluster' | 'local';
   /** The image's name; its tag is the release's version (package.json), or `dev` locally. */
   image: string;
   /** `dev` builds a local image of that tag; otherwise the tag is the package's version. */
@@ -32,6 +32,11 @@ export interface Overlay {
   migrate: { resources: Resources };
   /** Redis over TLS: `rediss://` for the processes and `enableTLS` for KEDA. */
   redisTls: boolean;
+  /**
+   * REDIS_ADDRESS is a node of a Redis Cluster (or a Service in front of its nodes): the processes
+   * run with REDIS_CLUSTER, and KEDA reads the queues' keys with its cluster scaler.
+   */
+  redisCluster: boolean;
   /** MySQL's `max_connections` the ceilings must fit under (151 is MySQL's default). */
   mysqlMaxConnections: number;
   /** Connections kept for people and tools (a mysql client, an exporter, a backup). */
@@ -110,6 +115,7 @@ export const PRODUCTION: Overlay = {
     },
   },
   redisTls: false,
+  redisCluster: false,
   mysqlMaxConnections: 151,
   mysqlReservedConnections: 10,
   spreadOverNodes: true,
@@ -133,4 +139,12 @@ export const LOCAL: Overlay = {
   spreadOverNodes: false,
 };
 
-export const OVERLAYS: readonly Overlay[] = [PRODUCTION, LOCAL];
+/** Production on a Redis Cluster (docs/operations.md, "Redis Cluster"): the one difference is how Redis is reached. */
+export const PRODUCTION_REDIS_CLUSTER: Overlay = {
+  ...PRODUCTION,
+  name: 'production-redis-cluster',
+  settings: { ...SETTINGS, REDIS_CLUSTER: 'true' },
+  redisCluster: true,
+};
+
+export const OVERLAYS: readonly Overlay[] = [PRODUCTION, PRODUCTION_REDIS_CLUSTER, LOCAL];

@@ -4,7 +4,7 @@
  * and prefix through BullMQ's own naming, so they cannot drift from what the processes write.
  */
 import { QueueKeys } from 'bullmq';
-import { QUEUE_PREFIX, QUEUES } from '../../libs/shared/src/queue/queues.ts';
+import { QUEUES, queuePrefix } from '../../libs/shared/src/queue/queues.ts';
 
 /**
  * BullMQ keeps a queue's ready jobs under two keys: `wait`, a list of the jobs without a priority,
@@ -30,11 +30,17 @@ export interface BacklogKey {
   key: string;
 }
 
-const keys = new QueueKeys(QUEUE_PREFIX);
-
-export const BACKLOG_KEYS: readonly BacklogKey[] = Object.entries(BULK_QUEUES).flatMap(([queue, name]) =>
-  READY.map((ready) => ({ trigger: `${queue}_${ready}`, key: keys.toKey(name, ready) })),
-);
+/** The keys the triggers read, on one Redis server or on a Redis Cluster (each queue's keys in its own slot). */
+export function backlogKeys(clustered: boolean): BacklogKey[] {
+  return Object.entries(BULK_QUEUES).flatMap(([queue, name]) =>
+    READY.map((ready) => ({
+      trigger: `${queue}_${ready}`,
+      key: new QueueKeys(queuePrefix(name, clustered)).toKey(name, ready),
+    })),
+  );
+}
 
 /** The backlog is the sum of what the triggers read (KEDA's `scalingModifiers.formula`). */
-export const BACKLOG_FORMULA = BACKLOG_KEYS.map(({ trigger }) => trigger).join(' + ');
+export const BACKLOG_FORMULA = backlogKeys(false)
+  .map(({ trigger }) => trigger)
+  .join(' + ');

@@ -17,7 +17,10 @@ export const MIN_JAVA = 21;
 export interface ServicesConfig {
   root: string;
   databaseUrl: string;
+  /** As the application takes it: one server, or with `redisCluster` some nodes of a cluster separated by commas. */
   redisUrl: string;
+  /** REDIS_CLUSTER: a cluster is the operator's to start; services:up only checks that it answers. */
+  redisCluster: boolean;
   /** As the application takes it: the nodes separated by commas; the second is elasticsearch-2's. */
   elasticsearchUrl: string;
   s3Endpoint: string;
@@ -57,6 +60,7 @@ export function servicesConfig(root: string, env: NodeJS.ProcessEnv = process.en
     root,
     databaseUrl: value('DATABASE_URL', 'mysql://root@127.0.0.1:3306/videos'),
     redisUrl: value('REDIS_URL', 'redis://127.0.0.1:6379'),
+    redisCluster: ['true', '1'].includes(value('REDIS_CLUSTER', 'false')),
     elasticsearchUrl: value('ELASTICSEARCH_URL', 'http://127.0.0.1:9200'),
     s3Endpoint: value('S3_ENDPOINT', 'http://127.0.0.1:9000'),
     s3Bucket: value('S3_BUCKET', 'videos'),

@@ -15,8 +15,9 @@ export interface RedisAddress {
   password: string;
 }
 
+/** The server REDIS_URL names, or the first of a cluster's nodes it lists. */
 export function redisAddress(url: string): RedisAddress {
-  const parsed = parseUrl(url);
+  const parsed = parseUrl(url.split(',')[0]!.trim());
   return {
     host: parsed.host,
     port: Number(parsed.port || 6379),
@@ -65,6 +66,8 @@ export interface RedisServerOptions extends RedisAddress {
   logFile: string;
   daemon?: boolean;
   pidFile?: string;
+  /** More of `redis-server`'s options (`--cluster-enabled yes`, …). */
+  extraArgs?: string[];
 }
 
 /** Starts `redis-server` with nothing persisted, and waits until it answers. */
@@ -74,6 +77,7 @@ export async function startRedisServer(options: RedisServerOptions): Promise<Ser
   const bind = host === '127.0.0.1' || host === 'localhost' ? '127.0.0.1 -::1' : host;
   const args = ['--port', String(port), '--bind', bind, '--save', '', '--appendonly', 'no', '--dir', dir];
   if (password) args.push('--requirepass', password);
+  args.push(...(options.extraArgs ?? []));
   const server = launch({
     command: 'redis-server',
     args,
@@ -92,6 +96,11 @@ export async function redisUp(config: ServicesConfig): Promise<string> {
   const address = redisAddress(config.redisUrl);
   if (await redisAnswers(address)) return upLine('redis', 'reused', redact(config.redisUrl));
   const paths = layout(config);
+  if (config.redisCluster) {
+    fail(
+      `the Redis Cluster at ${redact(config.redisUrl)} is not answering; services:up starts only a single Redis (docs/operations.md, "Redis Cluster")`,
+    );
+  }
   if (!isLocalHost(address.host)) {
     fail(
       `Redis is not answering at ${address.host}:${address.port}, which is not a local address; start it there or point REDIS_URL at a reachable server`,

@@ -31,7 +31,7 @@ export function parseUrl(url: string): ParsedUrl {
 
 /** The URL with its password replaced by `***`, for anything printed. */
 export function redact(url: string): string {
-  return url.replace(/(:\/\/[^:/@]*:)[^@/]*@/, '$1***@');
+  return url.replace(/(:\/\/[^:/@]*:)[^@/]*@/g, '$1***@');
 }
 
 /** Servers are only ever started for addresses of this machine. */

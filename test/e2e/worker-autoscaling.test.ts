@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { syncJobId } from '@app/shared/queue/jobs';
 import { QUEUES } from '@app/shared/queue/queues';
+import { redisUrls, type RedisClient } from '@app/shared/redis/redis';
 import { DAY_MS } from '@app/shared/util/time';
 import { desiredWorkers, scalerMetric, workerScaler } from '../support/keda';
 import { ENTRY, freePort, sleep, startProcess, type RunningProcess } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { startOwnRedisCluster } from '../support/redis-cluster';
+import { startOwnRedis } from '../support/redis-server';
 import { openTestContext, type TestContext } from '../support/test-context';
 
 /** Each step of the backlog: index repairs, an erasure's deletions, and purges due tomorrow. */
@@ -14,36 +16,56 @@ const STEP = { repairs: 150, bulkDeletions: 150, notYetDue: 50 };
 const STEPS = 4;
 const DRAIN_DEADLINE_MS = 120_000;
 
+/** A Redis of the test's own, as the overlay's processes and scaler expect it: one server, or a cluster. */
+interface OwnStore {
+  url: string;
+  clustered: boolean;
+  client: RedisClient;
+  stop(): Promise<void>;
+}
+
+async function ownStore(clustered: boolean): Promise<OwnStore> {
+  if (!clustered) {
+    const redis = await startOwnRedis();
+    return { url: redis.url, clustered, client: new Redis(redis.url), stop: () => redis.stop() };
+  }
+  const cluster = await startOwnRedisCluster();
+  const nodes = redisUrls(cluster.url).map((url) => ({ host: url.hostname, port: Number(url.port) }));
+  return { url: cluster.url, clustered, client: new Cluster(nodes), stop: () => cluster.stop() };
+}
+
 /**
- * The worker's ScaledObject as committed (deploy/kubernetes/production), read the way KEDA's Redis
- * scaler reads it, against a Redis of the test's own and a real worker process.
+ * The worker's ScaledObject as committed (deploy/kubernetes/production, and its Redis Cluster
+ * variant), read the way KEDA's Redis scalers read it, against a Redis of the test's own (a
+ * server, or a cluster of three primaries) and a real worker process.
  */
-describe("the worker's autoscaling metric", () => {
-  const scaler = workerScaler('production');
+describe.each([
+  ['production', false],
+  ['production-redis-cluster', true],
+] as const)("the worker's autoscaling metric (%s)", (overlay, clustered) => {
+  const scaler = workerScaler(overlay);
   let context: TestContext;
-  let redis: OwnRedis;
-  let client: Redis;
+  let store: OwnStore;
   let queues: JobQueues;
   let worker: RunningProcess | undefined;
 
   beforeAll(async () => {
     context = await openTestContext();
     await context.reset();
-    redis = await startOwnRedis();
-    client = new Redis(redis.url);
-    queues = new JobQueues({ REDIS_URL: redis.url, WEBHOOK_URLS: [] });
+    store = await ownStore(clustered);
+    queues = new JobQueues({ REDIS_URL: store.url, REDIS_CLUSTER: clustered, WEBHOOK_URLS: [] });
   }, 60_000);
 
   afterAll(async () => {
     await worker?.stop();
     await queues?.close();
-    client?.disconnect();
-    await redis?.stop();
+    store?.client.disconnect();
+    await store?.stop();
     await context?.close();
   }, 60_000);
 
   it('counts exactly the ready jobs as they pile up with no worker, then falls to none as a worker drains them', async () => {
-    const metric = () => scalerMetric(client, scaler);
+    const metric = () => scalerMetric(store.client, scaler);
     expect(await metric()).toBe(0);
 
     const risen: number[] = [];
@@ -66,7 +88,8 @@ describe("the worker's autoscaling metric", () => {
     expect(desiredWorkers(backlog, scaler)).toBeGreaterThan(1);
 
     worker = startProcess(ENTRY.worker, {
-      REDIS_URL: redis.url,
+      REDIS_URL: store.url,
+      REDIS_CLUSTER: String(clustered),
       WORKER_PORT: String(await freePort()),
       WORKER_CONCURRENCY: '2',
     });

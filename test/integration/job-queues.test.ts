@@ -41,7 +41,7 @@ describe('JobQueues on Redis', () => {
         taken.push(job.data.videoId);
         return Promise.resolve();
       },
-      { connection: bullConnection(redis.url), prefix: QUEUE_PREFIX, concurrency: 1 },
+      { connection: bullConnection({ REDIS_URL: redis.url }), prefix: QUEUE_PREFIX, concurrency: 1 },
     );
     try {
       while (taken.length < 4) await new Promise((done) => setTimeout(done, 50));

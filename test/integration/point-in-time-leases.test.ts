@@ -1,6 +1,5 @@
-import { createRedisClient } from '@app/shared/redis/redis';
+import { createRedisClient, type RedisClient } from '@app/shared/redis/redis';
 import { ProblemException } from '@app/shared/http/problem';
-import type { Redis } from 'ioredis';
 import { PointInTimeLeases, REAPER_MARGIN_MS } from '@app/api/search/point-in-time-leases';
 import { freePort } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
@@ -21,14 +20,14 @@ async function refusal(call: Promise<unknown>): Promise<ProblemException | undef
 /** The ceilings on points in time (docs/contract.md §7) against a real Redis: the Lua scripts as they run. */
 describe('PointInTimeLeases', () => {
   let redis: OwnRedis;
-  let client: Redis;
+  let client: RedisClient;
   let now: number;
   const leases = (all: number, perCaller: number) =>
     new PointInTimeLeases(client, KEEP_ALIVE_MS, { all, perCaller }, () => now);
 
   beforeAll(async () => {
     redis = await startOwnRedis();
-    client = createRedisClient(redis.url);
+    client = createRedisClient({ REDIS_URL: redis.url });
     // The client queues nothing while it connects (it fails fast, as the API's must): wait for it.
     if (client.status !== 'ready') await new Promise((ready) => client.once('ready', ready));
   }, 30_000);
@@ -107,7 +106,7 @@ describe('PointInTimeLeases', () => {
   });
 
   it('answers 503 while Redis is away', async () => {
-    const away = createRedisClient(`redis://127.0.0.1:${await freePort()}`);
+    const away = createRedisClient({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
     try {
       const pits = new PointInTimeLeases(away, KEEP_ALIVE_MS, { all: 1, perCaller: 1 });
       expect((await refusal(pits.acquire('w1', 'c1')))?.getStatus()).toBe(503);

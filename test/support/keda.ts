@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@app/shared/redis/redis';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { readOverlay } from '../../deploy/kubernetes/rendered.ts';
 import { ROOT } from './processes';
@@ -20,7 +20,8 @@ export function workerScaler(overlay = 'production'): BacklogScaler {
   const modifiers = spec.advanced?.scalingModifiers;
   return {
     triggers: spec.triggers.map((trigger) => {
-      if (trigger.type !== 'redis' || !trigger.name || !trigger.metadata.listName) {
+      const redis = trigger.type === 'redis' || trigger.type === 'redis-cluster';
+      if (!redis || !trigger.name || !trigger.metadata.listName) {
         throw new Error(`trigger ${trigger.name ?? '?'} is not a named redis trigger with a listName`);
       }
       return { name: trigger.name, key: trigger.metadata.listName };
@@ -55,7 +56,7 @@ export function summedTriggers(scaler: BacklogScaler): string[] {
 }
 
 /** The composite metric KEDA computes now: each trigger's reading, added up as the formula says. */
-export async function scalerMetric(redis: Redis, scaler: BacklogScaler): Promise<number> {
+export async function scalerMetric(redis: RedisClient, scaler: BacklogScaler): Promise<number> {
   const readings = new Map<string, number>();
   for (const { name, key } of scaler.triggers)
     readings.set(name, Number(await redis.eval(KEY_LENGTH, 1, key)));

@@ -1,11 +1,10 @@
 import type { Client } from '@elastic/elasticsearch';
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
 import { dataSourceOptions } from './data-source';
-import { closeRedisClient, createRedisClient, REDIS_CLIENT } from './redis/redis';
+import { closeRedisClient, createRedisClient, REDIS_CLIENT, type RedisClient } from './redis/redis';
 import { createSearchClient, SEARCH_CLIENT } from './search/search.client';
 import { IndexAdmin } from './search/index-admin.service';
 import { IndexInventory } from './search/index-inventory.service';
@@ -89,7 +88,7 @@ const SERVICES = [
     {
       provide: REDIS_CLIENT,
       inject: [APP_CONFIG],
-      useFactory: (c: AppConfig) => createRedisClient(c.REDIS_URL),
+      useFactory: (c: AppConfig) => createRedisClient(c),
     },
     { provide: SEARCH_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createSearchClient(c) },
     ...SERVICES,
@@ -100,7 +99,7 @@ const SERVICES = [
 })
 export class InfrastructureModule implements OnApplicationShutdown {
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     @Inject(SEARCH_CLIENT) private readonly search: Client,
   ) {}
 

@@ -51,18 +51,19 @@ export interface Drill {
 
 /**
  * Gives `body` an API and a worker on `serviceEnv` (pointing at the service the scenario takes
- * away) with a Redis of their own and a 1 s purge sweep, and `videos` seeded videos; stops it all after.
+ * away) with a Redis of their own (unless `serviceEnv` names one) and a 1 s purge sweep, and `videos` seeded videos; stops it all after.
  */
 export async function runDrill<T>(
   serviceEnv: Record<string, string>,
   videos: number,
   body: (drill: Drill) => Promise<T>,
 ): Promise<T> {
-  const redis = await startOwnRedis();
+  // A Redis of the drill's own, unless the scenario brings one (the cluster it takes a node of).
+  const redis = serviceEnv.REDIS_URL ? undefined : await startOwnRedis();
   let context: TestContext | undefined;
   let system: System | undefined;
   try {
-    const env = { ...serviceEnv, REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '1000' };
+    const env = { REDIS_URL: redis?.url ?? '', ...serviceEnv, PURGE_SWEEP_INTERVAL_MS: '1000' };
     await migrate(loadConfig({ ...process.env, ...env }));
     context = await openTestContext(env);
     await context.reset();
@@ -72,7 +73,7 @@ export async function runDrill<T>(
   } finally {
     await system?.stop();
     await context?.close();
-    await redis.stop();
+    await redis?.stop();
   }
 }
 

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RedisClient } from '@app/shared/redis/redis';
 
 /** Wrong dashboard passwords one client address may send per window before it is refused. */
 export const DASHBOARD_LOGIN_FAILURES = 10;
@@ -15,7 +15,7 @@ export const DASHBOARD_LOGIN_WINDOW_SECONDS = 15 * 60;
 export class DashboardLoginLimit {
   private readonly failures: RateLimiterRedis;
 
-  constructor(redis: Redis) {
+  constructor(redis: RedisClient) {
     const options = { points: DASHBOARD_LOGIN_FAILURES, duration: DASHBOARD_LOGIN_WINDOW_SECONDS };
     this.failures = new RateLimiterRedis({
       ...options,

@@ -4,11 +4,10 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { problemBody, sendProblem } from '@app/shared/http/problem';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { REDIS_CLIENT } from '@app/shared/redis/redis';
+import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
 import { verifiedCaller } from '../auth/authenticate';
 import { DashboardLoginLimit } from './dashboard-login-limit';
 import { DASHBOARD_PATH } from './dashboard-path';
@@ -88,7 +87,10 @@ export async function mountQueueDashboard(app: NestFastifyApplication, config: A
   });
   // A scope of its own: the gate covers the dashboard's routes and nothing else.
   await app.register(async (scope: FastifyInstance) => {
-    scope.addHook('onRequest', adminOnly(config, new DashboardLoginLimit(app.get<Redis>(REDIS_CLIENT))));
+    scope.addHook(
+      'onRequest',
+      adminOnly(config, new DashboardLoginLimit(app.get<RedisClient>(REDIS_CLIENT))),
+    );
     await scope.register(adapter.registerPlugin(), { prefix: DASHBOARD_PATH });
   });
 }

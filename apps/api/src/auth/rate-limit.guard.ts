@@ -1,11 +1,10 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { ProblemException } from '@app/shared/http/problem';
-import { REDIS_CLIENT } from '@app/shared/redis/redis';
+import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
 import type { Actor } from '@app/shared/video/video-lifecycle';
 
 /** The one quota policy, by the name the `RateLimit` field refers to it. */
@@ -26,7 +25,7 @@ export class RateLimitGuard implements CanActivate {
   private readonly limiter: RateLimiterRedis | null;
   private readonly policy: string;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(REDIS_CLIENT) redis: Redis) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(REDIS_CLIENT) redis: RedisClient) {
     const options = { points: config.RATE_LIMIT_POINTS, duration: config.RATE_LIMIT_WINDOW_SECONDS };
     this.policy = `"${POLICY}";q=${options.points};w=${options.duration}`;
     this.limiter =

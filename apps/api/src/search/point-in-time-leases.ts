@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
+import type { RedisClient } from '@app/shared/redis/redis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { ProblemException } from '@app/shared/http/problem';
 
 /** What a cursor walk holds in Redis: the point in time it reads, or the right to open one. */
@@ -89,7 +89,7 @@ for i = 2, 3 do redis.call('ZREM', KEYS[i], ARGV[1]) end
 return 1
 `;
 
-type Scripted = Redis & {
+type Scripted = RedisClient & {
   acquireWalk(...args: (string | number)[]): Promise<string[]>;
   registerWalk(...args: (string | number)[]): Promise<number>;
   releaseWalk(...args: (string | number)[]): Promise<number>;
@@ -112,7 +112,7 @@ export class PointInTimeLeases {
   private readonly holdMs: number;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     keepAliveMs: number,
     private readonly ceilings: LeaseCeilings,
     private readonly now: () => number = Date.now,

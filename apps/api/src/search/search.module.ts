@@ -1,9 +1,8 @@
 import { Module } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
-import { REDIS_CLIENT } from '@app/shared/redis/redis';
+import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
 import { ActiveVideos } from './active-videos';
 import { CursorWalks } from './cursor-walks';
 import { IndexReads } from './engine/index-reads';
@@ -23,7 +22,7 @@ import { VideoSearchService } from './video-search.service';
     {
       provide: CursorWalks,
       inject: [SearchEngine, REDIS_CLIENT, APP_CONFIG],
-      useFactory: (engine: SearchEngine, redis: Redis, config: AppConfig) =>
+      useFactory: (engine: SearchEngine, redis: RedisClient, config: AppConfig) =>
         new CursorWalks(
           engine,
           new PointInTimeLeases(redis, CURSOR_TTL_MS, {

@@ -7,15 +7,13 @@ import {
 } from '@nestjs/common';
 import { Worker, type Job } from 'bullmq';
 import { APP_CONFIG } from '@app/shared/config/config.module';
-import type { AppConfig } from '@app/shared/config/config.schema';
+import { tracingOn, type AppConfig } from '@app/shared/config/config.schema';
 import { JOB_BACKOFF, JobQueues } from '@app/shared/queue/job-queues.service';
 import { jitteredBackoff } from '@app/shared/util/backoff';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { processTraced } from '@app/shared/queue/job-trace';
-import { tracingOn } from '@app/shared/telemetry/tracing';
 import { JOB_NAMES, JOB_QUEUES } from '@app/shared/queue/jobs';
-import { QUEUE_PREFIX, QUEUES, type QueueName } from '@app/shared/queue/queues';
-import { bullConnection } from '@app/shared/redis/redis';
+import { QUEUES, type QueueName } from '@app/shared/queue/queues';
 import { SWEEP_HANDLERS, SWEEP_NAMES, SWEEPS, type Sweep, type SweepHandlers } from '../sweeps/sweeps';
 import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
 
@@ -63,8 +61,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     ];
     for (const queueName of queueNames) {
       const worker = new Worker(queueName, (job: Job, token?: string) => this.dispatch(job, token), {
-        connection: bullConnection(this.config.REDIS_URL),
-        prefix: QUEUE_PREFIX,
+        ...this.queues.connection(queueName),
         concurrency: this.concurrency(queueName),
         // A killed worker's job is picked up again once its lock lapses.
         lockDuration: 15_000,

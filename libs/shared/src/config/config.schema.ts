@@ -34,6 +34,22 @@ const urlList = (protocols: RegExp, example: string) =>
     message: `must be a URL like ${example}, or several separated by commas`,
   });
 
+/** What REDIS_URL cannot mean: several servers without REDIS_CLUSTER, or a cluster's database other than 0. */
+function redisUrlProblems(value: string, clustered: boolean): string[] {
+  const parts = value.split(',').map((part) => part.trim());
+  // A part that is no URL is the field's own problem, named once by its check.
+  if (!parts.every((part) => isUrl(part, /^rediss?:$/))) return [];
+  const urls = parts.map((part) => new URL(part));
+  if (!clustered) {
+    return urls.length > 1
+      ? ['names several servers: set REDIS_CLUSTER=true for the nodes of a Redis Cluster']
+      : [];
+  }
+  return urls.some((url) => url.pathname.length > 1 && url.pathname !== '/0')
+    ? ['names a database, which a Redis Cluster does not have (only 0)']
+    : [];
+}
+
 /** Webhook receivers: http(s) URLs separated by commas, each once (docs/contract.md §10.4). */
 const webhookUrls = z
   .string()
@@ -108,7 +124,13 @@ export const configSchema = z
     DATABASE_URL: url(/^mysql:$/, 'mysql://user:password@host:3306/database').default(
       'mysql://root@127.0.0.1:3306/videos',
     ),
-    REDIS_URL: url(/^rediss?:$/, 'redis://host:6379').default('redis://127.0.0.1:6379'),
+    /**
+     * One Redis server, or with REDIS_CLUSTER some nodes of a Redis Cluster separated by commas
+     * (`redis://a:6379,redis://b:6379`), every node reached with the first URL's login and TLS.
+     */
+    REDIS_URL: urlList(/^rediss?:$/, 'redis://host:6379').default('redis://127.0.0.1:6379'),
+    /** REDIS_URL names a Redis Cluster: ioredis's cluster client, and each queue's keys in a hash slot of their own. */
+    REDIS_CLUSTER: flag.default(false),
     /** Several nodes (`http://a:9200,http://b:9200`) let the API and worker go on when one of them is lost. */
     ELASTICSEARCH_URL: urlList(/^https?:$/, 'http://host:9200').default('http://127.0.0.1:9200'),
     ELASTICSEARCH_INDEX: z
@@ -247,6 +269,11 @@ export const configSchema = z
         context.addIssue({ code: 'custom', path: ['WEBHOOK_URLS'], message });
       }
     }
+    if (typeof config.REDIS_URL === 'string') {
+      for (const message of redisUrlProblems(config.REDIS_URL, config.REDIS_CLUSTER === true)) {
+        context.addIssue({ code: 'custom', path: ['REDIS_URL'], message });
+      }
+    }
     // An identity provider's keys sign tokens for many applications: only its issuer's tokens for
     // this API's audience may pass (docs/contract.md §3).
     for (const name of ['JWT_ISSUER', 'JWT_AUDIENCE'] as const) {
@@ -295,3 +322,12 @@ function receiverProblems(urls: string[], policy: DestinationPolicy): string[] {
 }
 
 export type AppConfig = z.infer<typeof configSchema>;
+
+/**
+ * Whether a process with this configuration traces: OTEL_EXPORTER_OTLP_ENDPOINT is set. The one
+ * test of it, for the SDK's start and for the code that carries context across boundaries only
+ * then (jobs' data, the search client's retries).
+ */
+export function tracingOn(config: Pick<AppConfig, 'OTEL_EXPORTER_OTLP_ENDPOINT'>): boolean {
+  return config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
+}

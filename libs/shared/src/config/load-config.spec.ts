@@ -53,6 +53,22 @@ describe('loadConfig', () => {
     expect(config.RETENTION_DEFAULT_DAYS).toBe(0);
   });
 
+  it("reads REDIS_URL as a Redis Cluster's nodes only with REDIS_CLUSTER, and without a database", () => {
+    const nodes = 'redis://a:6379, redis://b:6380';
+    expect(loadConfig({ REDIS_URL: nodes, REDIS_CLUSTER: 'true' })).toMatchObject({
+      REDIS_URL: nodes,
+      REDIS_CLUSTER: true,
+    });
+    expect(loadConfig({}).REDIS_CLUSTER).toBe(false);
+    expect(problemsOf({ REDIS_URL: nodes })).toEqual([
+      expect.stringMatching(/^REDIS_URL: .*REDIS_CLUSTER=true/),
+    ]);
+    expect(problemsOf({ REDIS_URL: 'redis://a:6379/2', REDIS_CLUSTER: 'true' })).toEqual([
+      expect.stringMatching(/^REDIS_URL: .*database/),
+    ]);
+    expect(problemsOf({ REDIS_URL: 'redis://a:6379/0', REDIS_CLUSTER: 'true' })).toEqual([]);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(3000);
   });
@@ -63,6 +79,8 @@ describe('loadConfig', () => {
     ['WORKER_PORT', '-1'],
     ['DATABASE_URL', 'postgres://localhost/videos'],
     ['REDIS_URL', 'not a url'],
+    ['REDIS_URL', 'redis://a:6379,redis://b:6379'],
+    ['REDIS_CLUSTER', 'yes'],
     ['ELASTICSEARCH_URL', 'ftp://host'],
     ['ELASTICSEARCH_URL', 'http://a:9200,ftp://b'],
     ['ELASTICSEARCH_INDEX', 'Videos!'],

@@ -8,9 +8,8 @@ import {
   type HealthIndicatorResult,
 } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
-import type { Redis } from 'ioredis';
 import { PublicRoute } from '../http/public-route';
-import { REDIS_CLIENT } from '../redis/redis';
+import { REDIS_CLIENT, type RedisClient } from '../redis/redis';
 import { IndexAdmin, OutdatedIndexDefinition } from '../search/index-admin.service';
 import { StorageService } from '../storage/storage.service';
 
@@ -42,7 +41,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly database: TypeOrmHealthIndicator,
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     private readonly index: IndexAdmin,
     private readonly storage: StorageService,
   ) {}

@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig } from '../config/config.schema';
+import { tracingOn, type AppConfig } from '../config/config.schema';
 import { endpointOf } from '../net/receiver-url';
-import { bullConnection } from '../redis/redis';
+import { bullConnection, closeRedisClient, type RedisClient, type RedisConfig } from '../redis/redis';
 import type { Backoff } from '../util/backoff';
 import { enqueue } from './enqueue';
-import { tracingOn } from '../telemetry/tracing';
 import { sendTraced } from './job-trace';
 import {
   deletionJobId,
@@ -18,7 +17,14 @@ import {
   type JobName,
   type JobPayloads,
 } from './jobs';
-import { QUEUE_PREFIX, QUEUES, receiverQueueName, type QueueName, type ReceiverQueueName } from './queues';
+import {
+  QUEUE_PREFIX,
+  QUEUES,
+  queuePrefix,
+  receiverQueueName,
+  type QueueName,
+  type ReceiverQueueName,
+} from './queues';
 
 /**
  * The steps of a failed job's retries: the worker's `jittered` backoff strategy runs
@@ -73,15 +79,17 @@ export class JobQueues implements OnApplicationShutdown {
   private readonly names: ReadonlySet<QueueName>;
   /** Each configured receiver's queue, by the receiver's key. */
   private readonly receivers = new Map<string, ReceiverQueue>();
-  private readonly redisUrl: string;
+  private readonly redis: RedisConfig;
+  /** On a cluster, the one client every queue of this process shares (`bullConnection`), made at the first use. */
+  private clusterConnection?: ConnectionOptions;
   /** Whether this process traces (OTEL_EXPORTER_OTLP_ENDPOINT): jobs then carry their sender's trace context. */
   private readonly tracing: boolean;
 
   constructor(
     @Inject(APP_CONFIG)
-    config: Pick<AppConfig, 'REDIS_URL' | 'WEBHOOK_URLS' | 'OTEL_EXPORTER_OTLP_ENDPOINT'>,
+    config: RedisConfig & Pick<AppConfig, 'WEBHOOK_URLS' | 'OTEL_EXPORTER_OTLP_ENDPOINT'>,
   ) {
-    this.redisUrl = config.REDIS_URL;
+    this.redis = { REDIS_URL: config.REDIS_URL, REDIS_CLUSTER: config.REDIS_CLUSTER };
     this.tracing = tracingOn(config);
     for (const { key, url } of config.WEBHOOK_URLS.map(endpointOf)) {
       this.receivers.set(key, { endpointKey: key, name: receiverQueueName(key), shownUrl: url });
@@ -99,10 +107,22 @@ export class JobQueues implements OnApplicationShutdown {
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue && this.names.has(name)) {
-      queue = new Queue(name, { connection: bullConnection(this.redisUrl), prefix: QUEUE_PREFIX });
+      queue = new Queue(name, this.connection(name));
       this.queues.set(name, queue);
     }
     return queue!;
+  }
+
+  /**
+   * Where a queue's keys are in Redis, for its producer (`queue`) and its consumers (the worker's
+   * `Worker`s): BullMQ's connection and the queue's key prefix (`queuePrefix`).
+   */
+  connection(name: QueueName): { connection: ConnectionOptions; prefix: string } {
+    if (!this.redis.REDIS_CLUSTER) {
+      return { connection: bullConnection(this.redis), prefix: QUEUE_PREFIX };
+    }
+    this.clusterConnection ??= bullConnection(this.redis);
+    return { connection: this.clusterConnection, prefix: queuePrefix(name, true) };
   }
 
   all(): Queue[] {
@@ -274,6 +294,8 @@ export class JobQueues implements OnApplicationShutdown {
   /** Closes the queues opened so far. */
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+    // BullMQ leaves a client it was given open; the workers' copies of it are their own.
+    if (this.clusterConnection) await closeRedisClient(this.clusterConnection as RedisClient);
   }
 
   /** After the HTTP server has drained and the workers have stopped: nothing enqueues any more. */

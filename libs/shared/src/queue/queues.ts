@@ -4,6 +4,17 @@
  */
 export const QUEUE_PREFIX = 'bull';
 
+/**
+ * The key prefix of one queue. On a Redis Cluster, BullMQ's scripts touch several keys of a queue
+ * at once, which must share a hash slot: the queue's name in braces makes its hash tag, so each
+ * queue's keys live together (`bull:{video-deletion}:video-deletion:wait`) and the queues spread
+ * over the cluster's primaries. On one server the keys keep BullMQ's plain form, so an upgrade
+ * finds the jobs already queued.
+ */
+export function queuePrefix(queue: string, clustered: boolean): string {
+  return clustered ? `${QUEUE_PREFIX}:{${queue}}` : QUEUE_PREFIX;
+}
+
 /** Queue names. Deletions get their own queue so a long reindex never delays a purge. */
 export const QUEUES = {
   deletion: 'video-deletion',

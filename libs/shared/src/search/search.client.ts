@@ -1,6 +1,5 @@
 import { Client, SniffingTransport, type TransportOptions } from '@elastic/elasticsearch';
-import type { AppConfig } from '../config/config.schema';
-import { tracingOn } from '../telemetry/tracing';
+import { tracingOn, type AppConfig } from '../config/config.schema';
 
 /** Injection token for the Elasticsearch client. */
 export const SEARCH_CLIENT = Symbol('SEARCH_CLIENT');

@@ -1,4 +1,4 @@
-import type { AppConfig } from '../config/config.schema';
+import { tracingOn } from '../config/config.schema';
 import { exitOnStartupError, loadConfig } from '../config/load-config';
 import type { RunningSdk } from './sdk';
 
@@ -6,15 +6,6 @@ import type { RunningSdk } from './sdk';
 export type TracedProcess = 'video-api' | 'video-worker';
 
 let running: RunningSdk | undefined;
-
-/**
- * Whether a process with this configuration traces: OTEL_EXPORTER_OTLP_ENDPOINT is set. The one
- * test of it, for the SDK's start and for the code that carries context across boundaries only
- * then (jobs' data, the search client's retries).
- */
-export function tracingOn(config: Pick<AppConfig, 'OTEL_EXPORTER_OTLP_ENDPOINT'>): boolean {
-  return config.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined;
-}
 
 /**
  * Starts OpenTelemetry's SDK when OTEL_EXPORTER_OTLP_ENDPOINT is set, and otherwise loads none of

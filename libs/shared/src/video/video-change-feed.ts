@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import {
   DataSource,
   type EntityManager,
@@ -9,7 +8,7 @@ import {
   type TransactionCommitEvent,
   type TransactionRollbackEvent,
 } from 'typeorm';
-import { REDIS_CLIENT } from '../redis/redis';
+import { REDIS_CLIENT, type RedisClient } from '../redis/redis';
 import { jitteredBackoff, type Backoff } from '../util/backoff';
 
 /** The Redis stream of changed videos: each entry names the ids of one committed write, or a reset. */
@@ -68,7 +67,7 @@ export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface 
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
   ) {}
 
   onModuleInit(): void {

@@ -1,0 +1,181 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { startRedisServer } from '../../scripts/services/redis.ts';
+import type { ServerProcess } from '../../scripts/services/processes.ts';
+import { freePort, waitFor } from './processes';
+
+const run = promisify(execFile);
+
+/** How long a primary may be silent before its replica takes over: short, so a test sees a failover in seconds. */
+const NODE_TIMEOUT_MS = 1_000;
+
+export interface ClusterNode {
+  port: number;
+  server: ServerProcess;
+}
+
+export interface OwnRedisCluster {
+  /** REDIS_URL for it (with REDIS_CLUSTER=true): every primary's URL, separated by commas. */
+  url: string;
+  nodes: ClusterNode[];
+  /** The port of the primary that holds `key`'s hash slot now. */
+  primaryOf(key: string): Promise<number>;
+  /**
+   * SIGKILLs the primary that holds `key`'s slot, as a crash would, and waits until its replica
+   * has taken the slot over and the cluster says it is whole again. Answers the killed port and
+   * the new primary's.
+   */
+  killPrimaryOf(key: string): Promise<{ killed: number; promoted: number }>;
+  /** The keys matching `pattern` on the node at `port` (SCAN): what that node itself holds. */
+  keysOn(port: number, pattern: string): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+/** One cluster node's view of `CLUSTER SLOTS`: for each range, the port of its primary. */
+async function slotOwners(port: number): Promise<{ from: number; to: number; primary: number }[]> {
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await client.connect();
+    const ranges = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+    return ranges.map(([from, to, [, primary]]) => ({ from, to, primary }));
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function clusterState(port: number): Promise<string> {
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await client.connect();
+    const info = (await client.call('CLUSTER', 'INFO')) as string;
+    return /cluster_state:(\w+)/.exec(info)?.[1] ?? 'unknown';
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * A Redis Cluster of the test's own: three primaries and a replica of each, `redis-server` in
+ * cluster mode on free loopback ports, joined by `redis-cli --cluster create`, nothing persisted.
+ */
+export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'videos-redis-cluster-'));
+  const nodes: ClusterNode[] = [];
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.server.stop('SIGKILL', 0)));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let n = 0; n < 6; n++) {
+      const port = await freePort();
+      const nodeDir = join(dir, String(port));
+      const server = await startRedisServer({
+        host: '127.0.0.1',
+        port,
+        user: '',
+        password: '',
+        dir: nodeDir,
+        logFile: join(nodeDir, 'redis.log'),
+        extraArgs: [
+          '--cluster-enabled',
+          'yes',
+          // The bus port on a free port of its own too: port + 10000, the default, may be taken.
+          '--cluster-port',
+          String(await freePort()),
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-node-timeout',
+          String(NODE_TIMEOUT_MS),
+          // A replica that lost touch with its primary for a moment may still take over.
+          '--cluster-replica-validity-factor',
+          '0',
+        ],
+      });
+      nodes.push({ port, server });
+    }
+    const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
+    // The first three become primaries, each of the others a replica of one of them.
+    await run(
+      'redis-cli',
+      ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'],
+      {
+        timeout: 60_000,
+      },
+    );
+    await waitFor(
+      'every node of the new cluster to say it is whole',
+      async () => {
+        const states = await Promise.all(nodes.map((node) => clusterState(node.port).catch(() => 'down')));
+        return states.every((state) => state === 'ok') ? true : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  const alive = () => nodes.filter((node) => !node.server.exited());
+  const primaryOf = async (key: string) => {
+    const probe = new Redis({ port: alive()[0]!.port, host: '127.0.0.1', lazyConnect: true });
+    let slot: number;
+    try {
+      await probe.connect();
+      slot = Number(await probe.call('CLUSTER', 'KEYSLOT', key));
+    } finally {
+      probe.disconnect();
+    }
+    for (const node of alive()) {
+      const owner = (await slotOwners(node.port).catch(() => [])).find((r) => slot >= r.from && slot <= r.to);
+      if (owner) return owner.primary;
+    }
+    throw new Error(`no live node knows who holds slot ${slot}`);
+  };
+
+  return {
+    url: nodes
+      .slice(0, 3)
+      .map((node) => `redis://127.0.0.1:${node.port}`)
+      .join(','),
+    nodes,
+    primaryOf,
+    async killPrimaryOf(key) {
+      const killed = await primaryOf(key);
+      await nodes.find((node) => node.port === killed)!.server.stop('SIGKILL', 0);
+      const promoted = await waitFor(
+        `a replica to take over from the primary on ${killed}`,
+        async () => {
+          const states = await Promise.all(
+            alive().map((node) => clusterState(node.port).catch(() => 'down')),
+          );
+          if (!states.every((state) => state === 'ok')) return undefined;
+          const now = await primaryOf(key).catch(() => killed);
+          return now === killed ? undefined : now;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      return { killed, promoted };
+    },
+    async keysOn(port, pattern) {
+      const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+      try {
+        await client.connect();
+        const keys: string[] = [];
+        let cursor = '0';
+        do {
+          const [next, batch] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+          keys.push(...batch);
+          cursor = next;
+        } while (cursor !== '0');
+        return keys;
+      } finally {
+        client.disconnect();
+      }
+    },
+    stop,
+  };
+}
