@@ -41,8 +41,8 @@ export const PROCESSES: Record<'api' | 'worker', Process> = {
       // GET /metrics, kept off the public port (docs/contract.md §9).
       { name: 'metrics', setting: 'METRICS_PORT' },
     ],
-    // In-flight requests finish. HTTP_REQUEST_TIMEOUT_MS is the bound the README gives a request,
-    // but Node applies it to receiving one: a handler waiting on a store is bounded by that
+    // In-flight requests finish. HTTP_REQUEST_TIMEOUT_MS bounds receiving a request (Node's
+    // requestTimeout), not answering it: a handler waiting on a store is bounded by that
     // store client's timeouts (Elasticsearch: 10 s a try), which the closing margin also covers.
     drain: 'HTTP_REQUEST_TIMEOUT_MS',
     preStopSeconds: API_PRE_STOP_SECONDS,
