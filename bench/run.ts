@@ -181,7 +181,9 @@ async function main(): Promise<void> {
       measured({
         title:
           `Soft delete of ${count(softDelete.videos)} videos (${CONCURRENCY} connections; ${DELETE_ROUNDS} alternating rounds each, a b b a…, the videos restored between rounds; ` +
-          `${warmedUp(softDelete.warmUp)})`,
+          `${warmedUp(softDelete.warmUp)}). Throughput, not goals: the floor / raw script ` +
+          `${(softDelete.floor.perSecond / softDelete.raw.perSecond).toFixed(2)} (what an HTTP hop costs any service making these writes), ` +
+          `the API / the floor ${(softDelete.api.perSecond / softDelete.floor.perSecond).toFixed(2)}`,
         header: loadHeader(
           'CPU ms per video: Node (API or script) / load generator / ES (of it JIT compiler) / MySQL / Redis',
         ),
@@ -194,8 +196,13 @@ async function main(): Promise<void> {
             ...row('raw script: same SQL, outbox event, BullMQ job, bulk index', softDelete.raw),
             `${cpuPer(softDelete.raw.cpu, softDelete.raw.requests, ['bench'])} / – / ${cpuPer(softDelete.raw.cpu, softDelete.raw.requests, parts)}`,
           ],
+          [
+            ...row('floor: the raw script behind a bare node:http server', softDelete.floor),
+            cpuPer(softDelete.floor.cpu, softDelete.floor.requests, ['floor', 'bench', ...parts]),
+          ],
         ],
       });
+
       targets.push(
         atLeast(
           'soft delete throughput, API / raw script',

@@ -23,7 +23,7 @@ const PARTS: [string, RegExp][] = [
   ['worker', literally(ENTRY.worker)],
   ['api', literally(ENTRY.api)],
   ['cli', literally(ENTRY.cli, PATHS.rawBulk)],
-  ['floor', literally(PATHS.floorProxy)],
+  ['floor', literally(PATHS.floorProxy, PATHS.floorDelete)],
   ['sink', literally(PATHS.otlpSink)],
 ];
 

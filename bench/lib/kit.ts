@@ -70,6 +70,8 @@ export const PATHS = {
   scraper: resolve(ROOT, 'dist/bench/scraper.js'),
   /** The search step's floor: a bare forwarding proxy, built (bench/floor-proxy.ts). */
   floorProxy: resolve(ROOT, 'dist/bench/floor-proxy.js'),
+  /** The delete step's floor: the raw soft delete behind a bare HTTP server, built (bench/floor-delete.ts). */
+  floorDelete: resolve(ROOT, 'dist/bench/floor-delete.js'),
   /** The tracing step's collector, which drops every export, built (bench/otlp-sink.ts). */
   otlpSink: resolve(ROOT, 'dist/bench/otlp-sink.js'),
 };
@@ -172,6 +174,15 @@ export async function startFloorProxy(
   const running = startProcess(PATHS.floorProxy, {}, [elasticsearch, index, String(port)]);
   const url = `http://127.0.0.1:${port}`;
   await waitForStatus(`${url}/?q=ready`, 200, 30_000);
+  return { url, process: running };
+}
+
+/** The delete step's floor (bench/floor-delete.ts) on a free port, on the bench's stores. */
+export async function startFloorDelete(): Promise<{ url: string; process: RunningProcess }> {
+  const port = await freePort();
+  const running = startProcess(PATHS.floorDelete, BENCH_ENV, [String(port)]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForStatus(`${url}/ready`, 200, 30_000);
   return { url, process: running };
 }
 
