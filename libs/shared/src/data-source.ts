@@ -19,6 +19,7 @@ import { WebhookEndpointsShown1795737600000 } from './database/migrations/179573
 import { TrashOperations1795824000000 } from './database/migrations/1795824000000-trash-operations';
 import { TrashOperationEntity } from './trash/trash-operation.entity';
 import { WebhookSweepIndex1795910400000 } from './database/migrations/1795910400000-webhook-sweep-index';
+import { AuditPurgedAtIndex1795996800000 } from './database/migrations/1795996800000-audit-purged-at-index';
 
 export const ENTITIES = [
   VideoEntity,
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   WebhookEndpointsShown1795737600000,
   TrashOperations1795824000000,
   WebhookSweepIndex1795910400000,
+  AuditPurgedAtIndex1795996800000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

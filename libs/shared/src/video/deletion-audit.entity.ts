@@ -1,8 +1,10 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { DeletionReason } from './video-lifecycle';
 
 /** One row per purged video, kept after the video row is gone. The unique video id makes the write idempotent. */
 @Entity({ name: 'deletion_audit' })
+// The newest purge and those since a moment (the deletion ledger, a reindex's catch-up).
+@Index('idx_deletion_audit_purged_at', ['purgedAt'])
 export class DeletionAuditEntity {
   @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
   id!: string;
