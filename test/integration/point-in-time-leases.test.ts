@@ -2,7 +2,8 @@ import { createRedisClient, type RedisClient } from '@app/shared/redis/redis';
 import { ProblemException } from '@app/shared/http/problem';
 import { PointInTimeLeases, REAPER_MARGIN_MS } from '@app/api/search/point-in-time-leases';
 import { freePort } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
+import { startOwnRedisCluster } from '../support/redis-cluster';
+import { startOwnRedis } from '../support/redis-server';
 
 const KEEP_ALIVE_MS = 300_000;
 
@@ -17,17 +18,34 @@ async function refusal(call: Promise<unknown>): Promise<ProblemException | undef
   }
 }
 
-/** The ceilings on points in time (docs/contract.md §7) against a real Redis: the Lua scripts as they run. */
-describe('PointInTimeLeases', () => {
-  let redis: OwnRedis;
+/** A Redis of the test's own: one server, or a cluster of three primaries (docs/operations.md, "Redis Cluster"). */
+async function ownRedis(clustered: boolean) {
+  const own = clustered ? await startOwnRedisCluster() : await startOwnRedis();
+  return { url: own.url, flushAll: () => own.flushAll(), stop: () => own.stop() };
+}
+
+/**
+ * The ceilings on points in time (docs/contract.md §7) against a real Redis: the Lua scripts as
+ * they run, on one server and on a cluster, where each script's keys must share a slot.
+ */
+describe.each([
+  ['one Redis server', false],
+  ['a Redis Cluster', true],
+] as const)('PointInTimeLeases on %s', (_, clustered) => {
+  let redis: Awaited<ReturnType<typeof ownRedis>>;
   let client: RedisClient;
+  /** The keys matching `pattern`, wherever in the cluster they are. */
+  const keys = async (pattern: string) =>
+    'nodes' in client
+      ? (await Promise.all(client.nodes('master').map((node) => node.keys(pattern)))).flat()
+      : client.keys(pattern);
   let now: number;
   const leases = (all: number, perCaller: number) =>
     new PointInTimeLeases(client, KEEP_ALIVE_MS, { all, perCaller }, () => now);
 
   beforeAll(async () => {
-    redis = await startOwnRedis();
-    client = createRedisClient({ REDIS_URL: redis.url });
+    redis = await ownRedis(clustered);
+    client = createRedisClient({ REDIS_URL: redis.url, REDIS_CLUSTER: clustered });
     // The client queues nothing while it connects (it fails fast, as the API's must): wait for it.
     if (client.status !== 'ready') await new Promise((ready) => client.once('ready', ready));
   }, 30_000);
@@ -86,7 +104,9 @@ describe('PointInTimeLeases', () => {
     const pits = leases(1, 1);
     await pits.acquire('w1', 'c1');
     await pits.register('w1', 'c1', 'pit-1');
-    for (const key of await client.keys('{search-pit}:*')) {
+    const held = await keys('{search-pit}:*');
+    expect(held.length).toBeGreaterThan(0);
+    for (const key of held) {
       const ttl = await client.pttl(key);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(KEEP_ALIVE_MS + REAPER_MARGIN_MS);

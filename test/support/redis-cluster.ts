@@ -30,6 +30,8 @@ export interface OwnRedisCluster {
    * the new primary's.
    */
   killPrimaryOf(key: string): Promise<{ killed: number; promoted: number }>;
+  /** Empties every primary (its replicas follow). */
+  flushAll(): Promise<void>;
   /** The keys matching `pattern` on the node at `port` (SCAN): what that node itself holds. */
   keysOn(port: number, pattern: string): Promise<string[]>;
   stop(): Promise<void>;
@@ -159,6 +161,22 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
         { timeoutMs: 30_000, intervalMs: 200 },
       );
       return { killed, promoted };
+    },
+    async flushAll() {
+      const primaries = new Set<number>();
+      for (const node of alive()) {
+        for (const range of await slotOwners(node.port).catch(() => [])) primaries.add(range.primary);
+        if (primaries.size > 0) break;
+      }
+      for (const port of primaries) {
+        const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+        try {
+          await client.connect();
+          await client.flushall();
+        } finally {
+          client.disconnect();
+        }
+      }
     },
     async keysOn(port, pattern) {
       const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
