@@ -30,12 +30,9 @@ function serverOptions(url: URL) {
 }
 
 function cluster(config: RedisConfig, redisOptions: RedisOptions, options: ClusterOptions = {}): Cluster {
-  const [first, ...rest] = redisUrls(config.REDIS_URL);
-  const { username, password, tls } = serverOptions(first!);
-  const nodes = [first!, ...rest].map((url) => ({
-    host: url.hostname,
-    port: url.port ? Number(url.port) : 6379,
-  }));
+  const [first, ...rest] = redisUrls(config.REDIS_URL).map(serverOptions);
+  const { username, password, tls } = first!;
+  const nodes = [first!, ...rest].map(({ host, port }) => ({ host, port }));
   return new Cluster(nodes, { ...options, redisOptions: { username, password, tls, ...redisOptions } });
 }
 
