@@ -432,6 +432,7 @@ async function main(): Promise<void> {
         seconds: SEARCH_SECONDS,
         rounds: ROUNDS.search,
         warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
+        baseline: process.env.BENCH_TRACING_BASELINE,
       });
       figures.tracing = tracing;
       const { off, on, sampled, exported } = tracing;
@@ -483,6 +484,26 @@ async function main(): Promise<void> {
           against('API CPU ms per search', apiCpu, (v) => v.toFixed(2)),
         ],
       });
+      const { before } = tracing;
+      if (before) {
+        // Off against no tracing code at all: the cost of what stays in the code when it is off.
+        const offAgainst = (measure: string, value: (run: MeasuredRun, side: string) => number) => [
+          measure,
+          value(before, 'api-before').toFixed(2),
+          value(off, 'api-off').toFixed(2),
+          (value(off, 'api-off') / value(before, 'api-before')).toFixed(2),
+        ];
+        measured({
+          title: `Search with tracing off against an API built before tracing existed (${process.env.BENCH_TRACING_BASELINE})`,
+          header: ['measure', 'before tracing', 'off', 'off / before'],
+          rows: [
+            offAgainst('req/s', (run) => run.perSecond),
+            offAgainst('p50 ms', (run) => run.p50),
+            offAgainst('p99 ms', (run) => run.p99),
+            offAgainst('API CPU ms per search', apiCpu),
+          ],
+        });
+      }
     }
 
     if (steps.has('migration')) {

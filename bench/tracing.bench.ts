@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { countAs, type MeasuredRun } from './lib/cpu';
 import { benchToken, startApi, startOtlpSink, type BenchContext, type StartedService } from './lib/kit';
 import { alternatingLoads, warmUp, type HttpLoad, type WarmUp } from './lib/load';
@@ -15,19 +16,24 @@ export interface TracingBench {
   on: MeasuredRun;
   /** Through an API that records 5 % of the traces (`SAMPLED`), as docs/tracing.md advises for production. */
   sampled: MeasuredRun;
+  /**
+   * With a baseline build (`BENCH_TRACING_BASELINE`, a checkout from before tracing existed, built):
+   * its API beside the others, so that "off" is measured against an API with no tracing code at all.
+   */
+  before?: MeasuredRun;
   /** What the traced APIs exported over the whole step (warm-up included): OTLP requests and bytes. */
   exported: { requests: number; bytes: number };
   warmUp: WarmUp;
 }
 
-type Side = 'off' | 'on' | 'sampled';
+type Side = 'off' | 'on' | 'sampled' | 'before';
 type SearchLoad = Omit<HttpLoad, 'durationSeconds' | 'amount'>;
 
 /** The ratio of the `sampled` side's sampler. */
 export const SAMPLED_RATIO = 0.05;
 
 /** Each side's API: its environment beyond the bench's. */
-const sideEnv = (collector: string): Record<Side, Record<string, string>> => ({
+const sideEnv = (collector: string): Record<Exclude<Side, 'before'>, Record<string, string>> => ({
   off: {},
   on: { OTEL_EXPORTER_OTLP_ENDPOINT: collector },
   sampled: {
@@ -48,13 +54,22 @@ async function measureSides(
     seconds,
     rounds,
     warmUpSeconds,
-  }: { seconds: number; rounds: number; warmUpSeconds: { min: number; max: number } },
+    baseline,
+  }: {
+    seconds: number;
+    rounds: number;
+    warmUpSeconds: { min: number; max: number };
+    baseline?: string;
+  },
 ): Promise<Pick<TracingBench, Side | 'warmUp'>> {
   const started: StartedService[] = [];
   try {
     const loads = {} as Record<Side, SearchLoad>;
-    for (const [side, env] of Object.entries(sideEnv(collector)) as [Side, Record<string, string>][]) {
-      const api = await startApi(env);
+    const sides = Object.entries(sideEnv(collector)) as [Side, Record<string, string>][];
+    if (baseline) sides.push(['before', {}]);
+    for (const [side, env] of sides) {
+      const entry = side === 'before' ? resolve(baseline!, 'dist/apps/api/src/main.js') : undefined;
+      const api = await startApi(env, entry);
       started.push(api);
       countAs(api.process.child.pid!, `api-${side}`);
       loads[side] = search(api.url);
@@ -87,6 +102,8 @@ export async function benchTracing(
     seconds: number;
     rounds: number;
     warmUpSeconds: { min: number; max: number };
+    /** A built checkout from before tracing existed, measured as a fourth side. */
+    baseline?: string;
   },
 ): Promise<TracingBench> {
   const queries = await queryMix(context.dataSource);

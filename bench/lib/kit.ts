@@ -158,8 +158,8 @@ export function benchToken(): string {
 }
 
 /** The API on free ports: its public one (`url`) and its metrics port (`metrics`). */
-export function startApi(env: Record<string, string> = {}): Promise<StartedService> {
-  return startService('api', { ...BENCH_ENV, ...env });
+export function startApi(env: Record<string, string> = {}, entry?: string): Promise<StartedService> {
+  return startService('api', { ...BENCH_ENV, ...env }, entry);
 }
 
 /**

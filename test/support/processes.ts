@@ -101,10 +101,12 @@ export interface StartedService {
 export async function startService(
   kind: 'api' | 'worker',
   env: Record<string, string> = {},
+  /** Another build's entry point (a benchmark's baseline); this checkout's by default. */
+  entry: string = ENTRY[kind],
 ): Promise<StartedService> {
   const port = await freePort();
   const metricsPort = kind === 'api' ? await freePort() : port;
-  const running = startProcess(ENTRY[kind], {
+  const running = startProcess(entry, {
     ...env,
     [PORT_VARIABLE[kind]]: String(port),
     ...(kind === 'api' ? { METRICS_PORT: String(metricsPort) } : {}),
