@@ -10,11 +10,12 @@
 import { createServer } from 'node:http';
 import { Client } from '@elastic/elasticsearch';
 import { loadConfig } from '@app/shared/config/load-config';
+import { elasticsearchNodes } from '@app/shared/search/search.client';
 import { openRawSoftDelete, rawSoftDelete } from './lib/raw-soft-delete';
 
 const [port] = process.argv.slice(2);
 const config = loadConfig();
-const engine = new Client({ node: config.ELASTICSEARCH_URL.split(',')[0]! });
+const engine = new Client({ nodes: elasticsearchNodes(config.ELASTICSEARCH_URL) });
 const deleter = openRawSoftDelete(config, engine);
 
 const server = createServer((incoming, answer) => {

@@ -37,27 +37,39 @@ export interface OwnRedisCluster {
   stop(): Promise<void>;
 }
 
-/** One cluster node's view of `CLUSTER SLOTS`: for each range, the port of its primary. */
-async function slotOwners(port: number): Promise<{ from: number; to: number; primary: number }[]> {
+/** Runs `work` on a connection of its own to the node at `port`, closed after. */
+async function onNode<T>(port: number, work: (client: Redis) => Promise<T>): Promise<T> {
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
   try {
     await client.connect();
-    const ranges = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
-    return ranges.map(([from, to, [, primary]]) => ({ from, to, primary }));
+    return await work(client);
   } finally {
     client.disconnect();
   }
 }
 
-async function clusterState(port: number): Promise<string> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-  try {
-    await client.connect();
+/** One cluster node's view of `CLUSTER SLOTS`: for each range, the port of its primary. */
+function slotOwners(port: number): Promise<{ from: number; to: number; primary: number }[]> {
+  return onNode(port, async (client) => {
+    const ranges = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+    return ranges.map(([from, to, [, primary]]) => ({ from, to, primary }));
+  });
+}
+
+function clusterState(port: number): Promise<string> {
+  return onNode(port, async (client) => {
     const info = (await client.call('CLUSTER', 'INFO')) as string;
     return /cluster_state:(\w+)/.exec(info)?.[1] ?? 'unknown';
-  } finally {
-    client.disconnect();
+  });
+}
+
+/** The ranges of slots as the first live node that answers sees them. */
+async function liveSlotOwners(ports: number[]): Promise<{ from: number; to: number; primary: number }[]> {
+  for (const port of ports) {
+    const owners = await slotOwners(port).catch(() => []);
+    if (owners.length > 0) return owners;
   }
+  return [];
 }
 
 /**
@@ -122,20 +134,12 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
   }
 
   const alive = () => nodes.filter((node) => !node.server.exited());
+  const alivePorts = () => alive().map((node) => node.port);
   const primaryOf = async (key: string) => {
-    const probe = new Redis({ port: alive()[0]!.port, host: '127.0.0.1', lazyConnect: true });
-    let slot: number;
-    try {
-      await probe.connect();
-      slot = Number(await probe.call('CLUSTER', 'KEYSLOT', key));
-    } finally {
-      probe.disconnect();
-    }
-    for (const node of alive()) {
-      const owner = (await slotOwners(node.port).catch(() => [])).find((r) => slot >= r.from && slot <= r.to);
-      if (owner) return owner.primary;
-    }
-    throw new Error(`no live node knows who holds slot ${slot}`);
+    const slot = Number(await onNode(alivePorts()[0]!, (client) => client.call('CLUSTER', 'KEYSLOT', key)));
+    const owner = (await liveSlotOwners(alivePorts())).find((r) => slot >= r.from && slot <= r.to);
+    if (!owner) throw new Error(`no live node knows who holds slot ${slot}`);
+    return owner.primary;
   };
 
   return {
@@ -163,25 +167,11 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
       return { killed, promoted };
     },
     async flushAll() {
-      const primaries = new Set<number>();
-      for (const node of alive()) {
-        for (const range of await slotOwners(node.port).catch(() => [])) primaries.add(range.primary);
-        if (primaries.size > 0) break;
-      }
-      for (const port of primaries) {
-        const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-        try {
-          await client.connect();
-          await client.flushall();
-        } finally {
-          client.disconnect();
-        }
-      }
+      const primaries = new Set((await liveSlotOwners(alivePorts())).map((range) => range.primary));
+      for (const port of primaries) await onNode(port, (client) => client.flushall());
     },
-    async keysOn(port, pattern) {
-      const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-      try {
-        await client.connect();
+    keysOn(port, pattern) {
+      return onNode(port, async (client) => {
         const keys: string[] = [];
         let cursor = '0';
         do {
@@ -190,9 +180,7 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
           cursor = next;
         } while (cursor !== '0');
         return keys;
-      } finally {
-        client.disconnect();
-      }
+      });
     },
     stop,
   };
