@@ -1,7 +1,8 @@
 import { mediaPrefix } from '@app/shared/storage/storage.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { deletionJobId } from '@app/shared/queue/jobs';
-import { ENTRY, runProcess, waitFor } from '../support/processes';
+import { QUEUES } from '@app/shared/queue/queues';
+import { ENTRY, runProcess, sleep, startService, waitFor } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { remains, seedVideos } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
@@ -64,4 +65,55 @@ describe('sweeps', () => {
     );
     expect((await remains(context, kept!)).objects).toBe(2);
   }, 60_000);
+
+  it('runs a sweep within its interval after a restart, whatever interval its schedule had before', async () => {
+    // This test's workers alone run the sweeps.
+    await system?.stop();
+    system = undefined;
+    const queues = new JobQueues({ ...context.config, REDIS_URL: redis.url });
+    const maintenance = queues.queue(QUEUES.maintenance);
+    const runsSince = async (since: number) =>
+      (await maintenance.getJobs(['completed'])).filter(
+        (job) => job.name === 'purge-sweep' && (job.finishedOn ?? 0) >= since,
+      ).length;
+    try {
+      // What a worker on the default minute may leave: runs 50 s into each minute.
+      await maintenance.removeJobScheduler('purge-sweep');
+      await maintenance.upsertJobScheduler(
+        'purge-sweep',
+        { every: 60_000, offset: 50_000 },
+        { name: 'purge-sweep', data: {} },
+      );
+      const env = { REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '1000' };
+      const started = Date.now();
+      const first = await startService('worker', env);
+      await waitFor(
+        'a run of the purge sweep',
+        async () => ((await runsSince(started)) > 0 ? true : undefined),
+        {
+          timeoutMs: 15_000,
+          intervalMs: 250,
+        },
+      );
+      await first.process.stop();
+      // Runs are missed while no worker runs; the next worker catches up within one interval.
+      await sleep(2_500);
+      const restarted = Date.now();
+      const second = await startService('worker', env);
+      try {
+        await waitFor(
+          'three runs of the purge sweep after the restart',
+          async () => ((await runsSince(restarted)) >= 3 ? true : undefined),
+          { timeoutMs: 20_000, intervalMs: 250 },
+        );
+        const schedule = await maintenance.getJobScheduler('purge-sweep');
+        expect(schedule?.every).toBe(1_000);
+        expect(schedule?.offset ?? 0).toBeLessThan(1_000);
+      } finally {
+        await second.process.stop();
+      }
+    } finally {
+      await queues.close();
+    }
+  }, 90_000);
 });

@@ -14,7 +14,14 @@ import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { processTraced } from '@app/shared/queue/job-trace';
 import { JOB_NAMES, JOB_QUEUES } from '@app/shared/queue/jobs';
 import { QUEUES, type QueueName } from '@app/shared/queue/queues';
-import { SWEEP_HANDLERS, SWEEP_NAMES, SWEEPS, type Sweep, type SweepHandlers } from '../sweeps/sweeps';
+import {
+  keepsItsSlot,
+  SWEEP_HANDLERS,
+  SWEEP_NAMES,
+  SWEEPS,
+  type Sweep,
+  type SweepHandlers,
+} from '../sweeps/sweeps';
 import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
 
 /**
@@ -104,13 +111,20 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private async scheduleSweeps({ onlyMissing = false } = {}): Promise<void> {
     for (const name of SWEEP_NAMES) {
       const { queue: queueName, every, keep }: Sweep = SWEEPS[name];
+      const interval = this.config[every];
       const queue = this.queues.queue(queueName);
+      const stored = await queue.getJobScheduler(name);
       if (onlyMissing) {
-        if (await queue.getJobScheduler(name)) continue;
+        if (stored) continue;
         this.logger.warn({ scheduler: name }, 'schedule missing from Redis: re-created');
+      } else if (stored && !keepsItsSlot(stored, interval)) {
+        // BullMQ keeps a schedule's offset within its interval when the interval changes: one left
+        // from a longer interval would put each late run up to that old interval away. It starts over.
+        await queue.removeJobScheduler(name);
+        this.logger.log({ scheduler: name, from: stored.every, to: interval }, 'schedule interval changed');
       }
       const opts = keep === undefined ? {} : { removeOnComplete: keep, removeOnFail: keep };
-      await queue.upsertJobScheduler(name, { every: this.config[every] }, { name, data: {}, opts });
+      await queue.upsertJobScheduler(name, { every: interval }, { name, data: {}, opts });
     }
   }
 

@@ -1,6 +1,7 @@
 import { loadConfig } from '@app/shared/config/load-config';
 import { JOB_NAMES } from '@app/shared/queue/jobs';
-import { SWEEP_NAMES, SWEEPS, type Sweep } from './sweeps';
+import fc from 'fast-check';
+import { keepsItsSlot, SWEEP_NAMES, SWEEPS, type Sweep } from './sweeps';
 
 describe('SWEEPS', () => {
   it('keeps the schedules Redis already holds: the same job names, queues, intervals and kept runs', () => {
@@ -30,5 +31,39 @@ describe('SWEEPS', () => {
     const handlers = SWEEP_NAMES.map((name) => SWEEPS[name].handler);
     expect(new Set(handlers).size).toBe(SWEEP_NAMES.length);
     for (const handler of handlers) expect(typeof handler.prototype.handle).toBe('function');
+  });
+});
+
+describe('keepsItsSlot', () => {
+  it('keeps a schedule of the same interval whose offset lies within it', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 86_400_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (every, at) => {
+          const offset = Math.floor(every * at);
+          expect(keepsItsSlot({ every, offset }, every)).toBe(true);
+          expect(keepsItsSlot({ every }, every)).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it('starts over a schedule of another interval, or one whose offset an older, longer interval left', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 86_400_000 }),
+        fc.integer({ min: 1, max: 86_400_000 }),
+        (every, interval) => {
+          fc.pre(every !== interval);
+          expect(keepsItsSlot({ every, offset: 0 }, interval)).toBe(false);
+          expect(keepsItsSlot({ every: interval, offset: interval + (every % interval) }, interval)).toBe(
+            false,
+          );
+        },
+      ),
+    );
+    expect(keepsItsSlot({ every: 1_000, offset: 32_531 }, 1_000)).toBe(false);
+    expect(keepsItsSlot({ offset: 0 }, 1_000)).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import type { Provider, Type } from '@nestjs/common';
+import type { JobSchedulerJson } from 'bullmq';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { QUEUES, type QueueName } from '@app/shared/queue/queues';
 import { ReconcileIndexHandler } from '../index/reconcile-index.handler';
@@ -64,6 +65,14 @@ export const SWEEPS = {
 } as const satisfies Record<string, Sweep>;
 
 export type SweepName = keyof typeof SWEEPS;
+
+/**
+ * Whether a schedule Redis holds still fits the configured interval: the same interval, and its
+ * runs' offset within one interval (BullMQ keeps the offset a longer interval gave the schedule).
+ */
+export function keepsItsSlot(stored: Pick<JobSchedulerJson, 'every' | 'offset'>, interval: number): boolean {
+  return stored.every === interval && (stored.offset ?? 0) < interval;
+}
 
 export const SWEEP_NAMES = Object.keys(SWEEPS) as SweepName[];
 
