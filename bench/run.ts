@@ -56,7 +56,7 @@ import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
 import { benchScale, type IndexPhase, type ScaleBench } from './scale.bench';
 import { benchSearch, type SearchBench } from './search.bench';
-import { benchTracing, SAMPLED_RATIO } from './tracing.bench';
+import { benchTracing, SAMPLED_RATIO, type TracingSide } from './tracing.bench';
 import { matrixTable, scaleTable, searchTable, searchTargets, suggestTarget } from './search-matrix';
 import { parseSizes } from './lib/sizes';
 import { benchIdentityMigration } from './identity-migration.bench';
@@ -427,12 +427,13 @@ async function main(): Promise<void> {
 
     if (steps.has('tracing')) {
       log('tracing: off, on, and on with 5 % of traces recorded');
+      const baseline = process.env.BENCH_TRACING_BASELINE;
       const tracing = await benchTracing(context, {
         concurrency: SEARCH_CONCURRENCY,
         seconds: SEARCH_SECONDS,
         rounds: ROUNDS.search,
         warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
-        baseline: process.env.BENCH_TRACING_BASELINE,
+        baseline,
       });
       figures.tracing = tracing;
       const { off, on, sampled, exported } = tracing;
@@ -462,46 +463,29 @@ async function main(): Promise<void> {
         ],
       });
       const apiCpu = (run: MeasuredRun, part: string) => cpuMsPer(run.cpu, run.requests, part);
-      const against = (
-        measure: string,
-        value: (run: MeasuredRun, side: string) => number,
-        shown: (v: number) => string,
-      ) => [
-        measure,
-        shown(value(off, 'api-off')),
-        shown(value(on, 'api-on')),
-        shown(value(sampled, 'api-sampled')),
-        (value(on, 'api-on') / value(off, 'api-off')).toFixed(2),
-        (value(sampled, 'api-sampled') / value(off, 'api-off')).toFixed(2),
+      const measures: [string, (run: MeasuredRun, part: string) => number, (v: number) => string][] = [
+        ['req/s', (run) => run.perSecond, rate],
+        ['p50 ms', (run) => run.p50, ms],
+        ['p99 ms', (run) => run.p99, ms],
+        ['API CPU ms per search', apiCpu, (v) => v.toFixed(2)],
       ];
+      /** A row per measure: its value on each side, then each side after the first against the first. */
+      const compared = (sides: TracingSide[]) =>
+        measures.map(([measure, value, shown]) => {
+          const values = sides.map((side) => value(tracing[side]!, `api-${side}`));
+          return [measure, ...values.map(shown), ...values.slice(1).map((v) => (v / values[0]!).toFixed(2))];
+        });
       measured({
         title: `Search with tracing on against off, as ratios`,
         header: ['measure', 'off', 'on', `on, ${sampledShare}`, 'on / off', `on, ${sampledShare} / off`],
-        rows: [
-          against('req/s', (run) => run.perSecond, rate),
-          against('p50 ms', (run) => run.p50, ms),
-          against('p99 ms', (run) => run.p99, ms),
-          against('API CPU ms per search', apiCpu, (v) => v.toFixed(2)),
-        ],
+        rows: compared(['off', 'on', 'sampled']),
       });
-      const { before } = tracing;
-      if (before) {
+      if (tracing.before) {
         // Off against no tracing code at all: the cost of what stays in the code when it is off.
-        const offAgainst = (measure: string, value: (run: MeasuredRun, side: string) => number) => [
-          measure,
-          value(before, 'api-before').toFixed(2),
-          value(off, 'api-off').toFixed(2),
-          (value(off, 'api-off') / value(before, 'api-before')).toFixed(2),
-        ];
         measured({
-          title: `Search with tracing off against an API built before tracing existed (${process.env.BENCH_TRACING_BASELINE})`,
+          title: `Search with tracing off against an API built before tracing existed (${baseline})`,
           header: ['measure', 'before tracing', 'off', 'off / before'],
-          rows: [
-            offAgainst('req/s', (run) => run.perSecond),
-            offAgainst('p50 ms', (run) => run.p50),
-            offAgainst('p99 ms', (run) => run.p99),
-            offAgainst('API CPU ms per search', apiCpu),
-          ],
+          rows: compared(['before', 'off']),
         });
       }
     }

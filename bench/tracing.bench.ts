@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { countAs, type MeasuredRun } from './lib/cpu';
 import { benchToken, startApi, startOtlpSink, type BenchContext, type StartedService } from './lib/kit';
 import { alternatingLoads, warmUp, type HttpLoad, type WarmUp } from './lib/load';
@@ -26,14 +25,15 @@ export interface TracingBench {
   warmUp: WarmUp;
 }
 
-type Side = 'off' | 'on' | 'sampled' | 'before';
+/** The APIs the step measures, by what their tracing is. */
+export type TracingSide = 'off' | 'on' | 'sampled' | 'before';
 type SearchLoad = Omit<HttpLoad, 'durationSeconds' | 'amount'>;
 
 /** The ratio of the `sampled` side's sampler. */
 export const SAMPLED_RATIO = 0.05;
 
 /** Each side's API: its environment beyond the bench's. */
-const sideEnv = (collector: string): Record<Exclude<Side, 'before'>, Record<string, string>> => ({
+const sideEnv = (collector: string): Record<Exclude<TracingSide, 'before'>, Record<string, string>> => ({
   off: {},
   on: { OTEL_EXPORTER_OTLP_ENDPOINT: collector },
   sampled: {
@@ -61,15 +61,15 @@ async function measureSides(
     warmUpSeconds: { min: number; max: number };
     baseline?: string;
   },
-): Promise<Pick<TracingBench, Side | 'warmUp'>> {
+): Promise<Pick<TracingBench, TracingSide | 'warmUp'>> {
   const started: StartedService[] = [];
   try {
-    const loads = {} as Record<Side, SearchLoad>;
-    const sides = Object.entries(sideEnv(collector)) as [Side, Record<string, string>][];
-    if (baseline) sides.push(['before', {}]);
-    for (const [side, env] of sides) {
-      const entry = side === 'before' ? resolve(baseline!, 'dist/apps/api/src/main.js') : undefined;
-      const api = await startApi(env, entry);
+    const loads = {} as Record<TracingSide, SearchLoad>;
+    // Each side's API: its environment, and the checkout it is built from (this one by default).
+    const sides = Object.entries(sideEnv(collector)) as [TracingSide, Record<string, string>, string?][];
+    if (baseline) sides.push(['before', {}, baseline]);
+    for (const [side, env, checkout] of sides) {
+      const api = await startApi(env, checkout);
       started.push(api);
       countAs(api.process.child.pid!, `api-${side}`);
       loads[side] = search(api.url);
@@ -116,7 +116,7 @@ export async function benchTracing(
     concurrency: options.concurrency,
   });
   const sink = await startOtlpSink();
-  let sides: Pick<TracingBench, Side | 'warmUp'>;
+  let sides: Pick<TracingBench, TracingSide | 'warmUp'>;
   let exported: TracingBench['exported'];
   try {
     sides = await measureSides(sink.url, search, options);

@@ -19,7 +19,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import type { InjectionToken } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
@@ -31,6 +31,7 @@ import { migrate } from '@app/shared/data-source';
 import { createSearchClient } from '@app/shared/search/search.client';
 import { servicesOf, type ServicesContext } from '@test/support/test-context';
 import {
+  ENTRY,
   freePort,
   ROOT,
   runProcess,
@@ -157,9 +158,12 @@ export function benchToken(): string {
   });
 }
 
-/** The API on free ports: its public one (`url`) and its metrics port (`metrics`). */
-export function startApi(env: Record<string, string> = {}, entry?: string): Promise<StartedService> {
-  return startService('api', { ...BENCH_ENV, ...env }, entry);
+/**
+ * The API on free ports: its public one (`url`) and its metrics port (`metrics`). Built from this
+ * checkout, or from another built one (`checkout`, a baseline's).
+ */
+export function startApi(env: Record<string, string> = {}, checkout = ROOT): Promise<StartedService> {
+  return startService('api', { ...BENCH_ENV, ...env }, resolve(checkout, relative(ROOT, ENTRY.api)));
 }
 
 /**
