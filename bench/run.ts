@@ -22,7 +22,9 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { emptyBenchData } from './lib/bench-data';
-import { applyBenchEnv, openBenchContext, PATHS, startApi, VideoImporter } from './lib/kit';
+import { applyBenchEnv, freePort, openBenchContext, PATHS, startApi, VideoImporter } from './lib/kit';
+import { inspectOption, roundProfiler } from './lib/cpu-profile';
+import { profileTable, writeProfiles } from './search-profile';
 import {
   machine,
   printTable,
@@ -57,7 +59,14 @@ import { benchReindex } from './reindex.bench';
 import { benchScale, type IndexPhase, type ScaleBench } from './scale.bench';
 import { benchSearch, type SearchBench } from './search.bench';
 import { benchTracing, SAMPLED_RATIO, type TracingSide } from './tracing.bench';
-import { matrixTable, scaleTable, searchTable, searchTargets, suggestTarget } from './search-matrix';
+import {
+  budgetTable,
+  matrixTable,
+  scaleTable,
+  searchTable,
+  searchTargets,
+  suggestTarget,
+} from './search-matrix';
 import { parseSizes } from './lib/sizes';
 import { benchIdentityMigration } from './identity-migration.bench';
 
@@ -87,6 +96,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     sizes: { type: 'string' },
     churn: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
   },
 });
 const quick = options.quick;
@@ -317,18 +327,30 @@ async function main(): Promise<void> {
       targets.push(atLeast('reindex rate, service / raw bulk', reindexRatio, 0.8));
     }
 
-    /** One search comparison on the index as it is, with the API started for it alone. */
-    const compareSearch = async (churn: boolean): Promise<SearchBench> => {
-      const api = await startApi();
+    /**
+     * One search comparison on the index as it is, with the API started for it alone; with
+     * `--profile`, the API's CPU profiled in its measured rounds (a probe: sampling costs it CPU).
+     */
+    const compareSearch = async (churn: boolean, name: string): Promise<SearchBench> => {
+      const inspector = options.profile ? await freePort() : undefined;
+      const api = await startApi(inspector ? { NODE_OPTIONS: inspectOption(inspector) } : {});
+      const profiler = inspector ? await roundProfiler(inspector) : undefined;
       try {
-        return await benchSearch(config, context, api.url, {
+        const search = await benchSearch(config, context, api.url, {
           concurrency: SEARCH_CONCURRENCY,
           seconds: SEARCH_SECONDS,
           rounds: ROUNDS.search,
           warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
           churn,
+          ...(profiler ? { profileApi: profiler.alongside } : {}),
         });
+        if (profiler) {
+          const files = writeProfiles(profiler.profiles, PATHS.cache, name);
+          measured(profileTable(search, profiler.profiles, name, files));
+        }
+        return search;
       } finally {
+        profiler?.close();
         await api.process.stop();
       }
     };
@@ -341,7 +363,7 @@ async function main(): Promise<void> {
         log(`scale: the sample and ${count(size)} videos of the realistic catalogue`);
         const search = async (phase: IndexPhase) => {
           log(`search at ${count(SAMPLE_VIDEOS + size)} videos, ${phase}`);
-          const result = await compareSearch(phase === 'live');
+          const result = await compareSearch(phase === 'live', `${SAMPLE_VIDEOS + size}-${phase}`);
           measured(searchTable(result, phase));
           matrix.push(...searchTargets(result, phase));
           return result;
@@ -353,8 +375,14 @@ async function main(): Promise<void> {
       }
       // The matrix's summary first in the report, before each comparison's figures.
       const summary = matrixTable(runs);
-      tables.splice(first, 0, summary, scaleTable(runs));
+      const budget = budgetTable(
+        runs.flatMap((run) =>
+          (['live', 'fresh'] as const).map((phase) => ({ videos: run.videos, phase, search: run[phase] })),
+        ),
+      );
+      tables.splice(first, 0, summary, budget, scaleTable(runs));
       printTable(summary);
+      printTable(budget);
       const largest = runs.at(-1)!;
       const peak =
         Math.max(
@@ -380,9 +408,10 @@ async function main(): Promise<void> {
     if (steps.has('search')) {
       const phase = options.churn ? 'with churn' : 'quiet';
       log(`search, ${phase}`);
-      const search = await compareSearch(options.churn);
+      const search = await compareSearch(options.churn, options.churn ? 'churn' : 'quiet');
       figures.search = search;
       measured(searchTable(search, phase));
+      measured(budgetTable([{ videos: search.videos, phase, search }]));
       targets.unshift(...searchTargets(search, phase), ...suggestTarget(search, phase));
     }
 

@@ -16,6 +16,7 @@ import {
   rate,
   row,
 } from './lib/figures';
+import { cpuBudget, CPU_PARTS } from './lib/cpu-budget';
 import type { Table, Target } from './lib/report';
 import type { ScaleBench } from './scale.bench';
 import type { SearchBench } from './search.bench';
@@ -38,8 +39,7 @@ function apiOwnCpu(run: MeasuredRun): { node: number; mysql: number; redis: numb
   return { ...own, total: own.node + own.mysql + own.redis };
 }
 
-const CPU_PARTS = ['api', 'floor', 'elasticsearch', 'mysql', 'redis', 'bench'];
-const cpuPerRequest = (run: MeasuredRun) => cpuPer(run.cpu, run.requests, CPU_PARTS);
+const cpuPerRequest = (run: MeasuredRun) => cpuPer(run.cpu, run.requests, [...CPU_PARTS]);
 
 const segments = ({ index: { before, after } }: SearchBench) =>
   before.segments === after.segments ? `${before.segments}` : `${before.segments} → ${after.segments}`;
@@ -198,6 +198,49 @@ export function matrixTable(runs: ScaleBench[]): Table {
       'churn errors',
     ],
     rows: runs.flatMap((run) => [line(run, 'live'), line(run, 'fresh')]),
+  };
+}
+
+/** The throughput target, API / plain `multi_match`. */
+const THROUGHPUT_GOAL = 0.85;
+
+/**
+ * Each comparison's CPU per search, every process counted, and what the throughput target leaves
+ * the API (`cpuBudget`): the ratio the CPU predicts beside the measured one, what the API adds
+ * process by process, and the best ratio an API as cheap as the bare forwarding proxy could reach
+ * with this API's query.
+ */
+export function budgetTable(runs: { videos: number; phase: string; search: SearchBench }[]): Table {
+  const f2 = (value: number) => value.toFixed(2);
+  return {
+    title:
+      'Search: CPU ms per search of every process (API or proxy, Elasticsearch, MySQL, Redis, load generator), ' +
+      `what the throughput target leaves the API (plain / ${THROUGHPUT_GOAL} − plain), and the best ratio an API ` +
+      "could reach that cost only the bare forwarding proxy's hop while sending this API's query",
+    header: [
+      'videos',
+      'index',
+      'CPU ms per search: plain / floor / API',
+      'throughput API / plain: from CPU, measured',
+      'API adds: engine / API process / MySQL + Redis / load generator',
+      `budget at ${THROUGHPUT_GOAL}`,
+      "floor's hop + API's engine extra",
+      'best ratio with this query',
+    ],
+    rows: runs.map(({ videos, phase, search }) => {
+      const cpu = cpuBudget(search, THROUGHPUT_GOAL);
+      const { engine, api, stores, loadGenerator } = cpu.added;
+      return [
+        count(videos),
+        phase,
+        [cpu.plain, cpu.floor, cpu.api].map(f2).join(' / '),
+        `${f2(cpu.predicted)}, ${f2(search.api.perSecond / search.plain.perSecond)}`,
+        [engine, api, stores, loadGenerator].map(f2).join(' / '),
+        f2(cpu.budget),
+        `${f2(cpu.hop)} + ${f2(engine)} = ${f2(cpu.hop + engine)}`,
+        f2(cpu.best),
+      ];
+    }),
   };
 }
 

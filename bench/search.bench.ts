@@ -3,6 +3,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { VideoState } from '@app/shared/video/video-state';
 import { startChurn, videosNeeded, type ChurnFigures, type ChurnRate, type Stretch } from './lib/churn';
 import type { MeasuredRun } from './lib/cpu';
+import { together } from './lib/cpu-profile';
 import {
   benchToken,
   buildSearchRequests,
@@ -123,6 +124,7 @@ export async function benchSearch(
     rounds,
     warmUpSeconds,
     churn: withChurn = false,
+    profileApi,
   }: {
     concurrency: number;
     /** Measured seconds per side, over all rounds. */
@@ -131,6 +133,8 @@ export async function benchSearch(
     /** At least, then until Elasticsearch's JIT has settled, at most. */
     warmUpSeconds: { min: number; max: number };
     churn?: boolean;
+    /** Runs beside each of the API's measured rounds (a profiler of its process). */
+    profileApi?: Alongside;
   },
 ): Promise<SearchBench> {
   const queries = await (sampleMix ??= sampleQueryMix(PATHS.sample));
@@ -204,12 +208,14 @@ export async function benchSearch(
       seconds: seconds / rounds,
       alongside: churn
         ? {
-            api: churnOf('api'),
+            api: together(churnOf('api'), profileApi),
             plain: churnOf('plain'),
             elasticsearch: churnOf('elasticsearch'),
             floor: churnOf('floor'),
           }
-        : {},
+        : profileApi
+          ? { api: profileApi }
+          : {},
     });
     after = await indexState(context, index);
   } finally {

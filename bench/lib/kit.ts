@@ -46,6 +46,8 @@ export { SWEEPS } from '@app/worker/sweeps/sweeps';
 export { VideoImporter } from '@app/worker/import/video-importer';
 export {
   ENTRY,
+  freePort,
+  ROOT,
   sleep,
   startProcess,
   type RunningProcess,

@@ -1,0 +1,65 @@
+import type { CpuSeconds } from './cpu';
+import { cpuMsPer } from './figures';
+
+/** The processes a search comparison counts: the API or proxy, the engine, MySQL, Redis, the load generator. */
+export const CPU_PARTS = ['api', 'floor', 'elasticsearch', 'mysql', 'redis', 'bench'] as const;
+
+/** One side's requests and the CPU every process spent on them. */
+export interface CpuRun {
+  requests: number;
+  cpu: CpuSeconds;
+}
+
+/** CPU ms per request of `part`. */
+export const msPer = (run: CpuRun, part: string): number =>
+  cpuMsPer(run.cpu, Math.max(run.requests, 1), part);
+
+/** CPU ms per request of every process on the machine, summed. */
+export const machineMs = (run: CpuRun): number => CPU_PARTS.reduce((sum, part) => sum + msPer(run, part), 0);
+
+export interface CpuBudget {
+  /** CPU ms per search, every process: the plain query, through the floor proxy, through the API. */
+  plain: number;
+  floor: number;
+  api: number;
+  /** The throughput ratio API / plain that the CPU per search predicts on a machine kept busy. */
+  predicted: number;
+  /** What the API adds to the plain query's CPU per search, process by process. */
+  added: { engine: number; api: number; stores: number; loadGenerator: number };
+  /** What the API may add at the goal: `plain / goal − plain`. */
+  budget: number;
+  /** What the floor's hop adds beside the engine: the proxy, and the load generator's extra. */
+  hop: number;
+  /** The best ratio an API could reach that cost the floor's hop and sent this API's query. */
+  best: number;
+}
+
+/**
+ * Eight connections keep both cores busy on every side, so a side's throughput is the machine's CPU
+ * over its CPU per request, and the ratio API / plain is `plain / api` in CPU per search. At `goal`
+ * the API may add `plain / goal − plain`; an API as cheap as the bare forwarding proxy whose query
+ * costs the engine what this API's does adds the floor's hop and the engine's extra, and no less.
+ */
+export function cpuBudget(sides: { plain: CpuRun; floor: CpuRun; api: CpuRun }, goal: number): CpuBudget {
+  const { plain, floor, api } = sides;
+  const [plainMs, floorMs, apiMs] = [plain, floor, api].map(machineMs) as [number, number, number];
+  const extra = (run: CpuRun, ...parts: string[]) =>
+    parts.reduce((sum, part) => sum + msPer(run, part) - msPer(plain, part), 0);
+  const engine = extra(api, 'elasticsearch');
+  const hop = floorMs - plainMs - extra(floor, 'elasticsearch');
+  return {
+    plain: plainMs,
+    floor: floorMs,
+    api: apiMs,
+    predicted: plainMs / apiMs,
+    added: {
+      engine,
+      api: extra(api, 'api'),
+      stores: extra(api, 'mysql', 'redis'),
+      loadGenerator: extra(api, 'bench'),
+    },
+    budget: plainMs / goal - plainMs,
+    hop,
+    best: plainMs / (plainMs + hop + engine),
+  };
+}

@@ -1,0 +1,46 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { profileParts, type CpuProfile } from './lib/cpu-profile';
+import { cpuMsPer } from './lib/figures';
+import { ROOT } from './lib/kit';
+import type { Table } from './lib/report';
+import type { SearchBench } from './search.bench';
+
+/** A part is listed when its own code, or the code it calls, takes at least these shares. */
+const LISTED = { self: 0.005, total: 0.05 };
+
+/** The rounds' profiles as `.cpuprofile` files (Chrome DevTools opens them); their paths. */
+export function writeProfiles(profiles: readonly CpuProfile[], dir: string, name: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  return profiles.map((profile, round) => {
+    const path = join(dir, `api-${name}-round${round + 1}.cpuprofile`);
+    writeFileSync(path, JSON.stringify(profile));
+    return relative(ROOT, path);
+  });
+}
+
+/**
+ * Where the API's CPU went in its measured rounds, part by part: each part's share of the busy
+ * samples, and that share of the API's CPU per search as the same rounds measured it (under churn
+ * the churn's requests are in both).
+ */
+export function profileTable(
+  search: SearchBench,
+  profiles: readonly CpuProfile[],
+  name: string,
+  files: readonly string[],
+): Table {
+  const { busyMs, parts } = profileParts(profiles);
+  const perSearch = cpuMsPer(search.api.cpu, search.api.requests, 'api');
+  const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+  const msOf = (share: number) => (share * perSearch).toFixed(3);
+  return {
+    title:
+      `Where the API's CPU went, ${name}: ${profiles.length} profiled rounds, ${busyMs.toFixed(0)} ms of busy samples, ` +
+      `${perSearch.toFixed(2)} ms of CPU per search in those rounds (sampling included); files: ${files.join(', ')}`,
+    header: ['part', 'own code', 'ms per search', 'with what it calls', 'ms per search'],
+    rows: parts
+      .filter((part) => part.self >= LISTED.self || part.total >= LISTED.total)
+      .map((part) => [part.part, pct(part.self), msOf(part.self), pct(part.total), msOf(part.total)]),
+  };
+}
