@@ -16,7 +16,8 @@
  * comparison on whatever the bench's index holds (the sample when it holds nothing), with the churn
  * when `--churn` is given: the probe of an API change. A full run leaves it out (`scale` measured
  * it at every size); `metrics-scrape` and `tracing` search what `scale` left, and `migration`
- * migrates a scratch database of the largest size.
+ * migrates a scratch database of the largest size. `--profile` samples the API's CPU in its
+ * measured rounds of every search comparison and prints it part by part (bench/search-profile.ts).
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
@@ -334,8 +335,9 @@ async function main(): Promise<void> {
     const compareSearch = async (churn: boolean, name: string): Promise<SearchBench> => {
       const inspector = options.profile ? await freePort() : undefined;
       const api = await startApi(inspector ? { NODE_OPTIONS: inspectOption(inspector) } : {});
-      const profiler = inspector ? await roundProfiler(inspector) : undefined;
+      let profiler: Awaited<ReturnType<typeof roundProfiler>> | undefined;
       try {
+        profiler = inspector ? await roundProfiler(inspector) : undefined;
         const search = await benchSearch(config, context, api.url, {
           concurrency: SEARCH_CONCURRENCY,
           seconds: SEARCH_SECONDS,

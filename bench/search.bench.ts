@@ -3,7 +3,6 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { VideoState } from '@app/shared/video/video-state';
 import { startChurn, videosNeeded, type ChurnFigures, type ChurnRate, type Stretch } from './lib/churn';
 import type { MeasuredRun } from './lib/cpu';
-import { together } from './lib/cpu-profile';
 import {
   benchToken,
   buildSearchRequests,
@@ -12,7 +11,7 @@ import {
   typoSuggestions,
   type BenchContext,
 } from './lib/kit';
-import { alternatingLoads, warmUp, type Alongside, type HttpLoad, type WarmUp } from './lib/load';
+import { alternatingLoads, together, warmUp, type Alongside, type HttpLoad, type WarmUp } from './lib/load';
 import { PAGE, plainBody } from './lib/plain-query';
 import { asTyped, sampleQueryMix } from './lib/queries';
 

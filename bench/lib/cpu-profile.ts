@@ -83,14 +83,6 @@ export async function roundProfiler(port: number): Promise<{
   };
 }
 
-/** Runs both beside the same rounds. */
-export function together(...work: (Alongside | undefined)[]): Alongside {
-  return () => {
-    const running = work.flatMap((start) => (start ? [start()] : []));
-    return { stop: async () => void (await Promise.all(running.map((one) => one.stop()))) };
-  };
-}
-
 /** Frames that are not code: the profile's own bookkeeping, and time the process spent waiting. */
 const IDLE = new Set(['(idle)', '(root)']);
 

@@ -77,6 +77,14 @@ export async function timedHttpLoad(load: HttpLoad): Promise<TimedRun> {
 /** Work started with each of a side's rounds and stopped when the round ends (a scraper, say). */
 export type Alongside = () => { stop(): Promise<void> };
 
+/** Several pieces of work beside the same rounds (absent ones skipped), stopped together. */
+export function together(...work: (Alongside | undefined)[]): Alongside {
+  return () => {
+    const running = work.flatMap((start) => (start ? [start()] : []));
+    return { stop: async () => void (await Promise.all(running.map((one) => one.stop()))) };
+  };
+}
+
 /**
  * Each load as a side of `alternate`: one round of `seconds` with its `alongside` work, answering
  * with its latencies and the CPU each part used.
