@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { emptyBenchData } from './lib/bench-data';
 import { applyBenchEnv, freePort, openBenchContext, PATHS, startApi, VideoImporter } from './lib/kit';
-import { inspectOption, roundProfiler } from './lib/cpu-profile';
+import { inspectOption, roundProfiler, type RoundProfiler } from './lib/cpu-profile';
 import { profileTable, writeProfiles } from './search-profile';
 import {
   machine,
@@ -335,7 +335,7 @@ async function main(): Promise<void> {
     const compareSearch = async (churn: boolean, name: string): Promise<SearchBench> => {
       const inspector = options.profile ? await freePort() : undefined;
       const api = await startApi(inspector ? { NODE_OPTIONS: inspectOption(inspector) } : {});
-      let profiler: Awaited<ReturnType<typeof roundProfiler>> | undefined;
+      let profiler: RoundProfiler | undefined;
       try {
         profiler = inspector ? await roundProfiler(inspector) : undefined;
         const search = await benchSearch(config, context, api.url, {

@@ -8,7 +8,6 @@ import {
   atLeast,
   atMost,
   count,
-  cpuMsPer,
   cpuPer,
   loadHeader,
   megabytes,
@@ -16,7 +15,7 @@ import {
   rate,
   row,
 } from './lib/figures';
-import { cpuBudget, CPU_PARTS } from './lib/cpu-budget';
+import { cpuBudget, CPU_PARTS, msPer } from './lib/cpu-budget';
 import type { Table, Target } from './lib/report';
 import type { ScaleBench } from './scale.bench';
 import type { SearchBench } from './search.bench';
@@ -34,8 +33,7 @@ const SIDES = [
  * of) and Redis (the change feed, the point-in-time leases).
  */
 function apiOwnCpu(run: MeasuredRun): { node: number; mysql: number; redis: number; total: number } {
-  const per = (part: string) => cpuMsPer(run.cpu, Math.max(run.requests, 1), part);
-  const own = { node: per('api'), mysql: per('mysql'), redis: per('redis') };
+  const own = { node: msPer(run, 'api'), mysql: msPer(run, 'mysql'), redis: msPer(run, 'redis') };
   return { ...own, total: own.node + own.mysql + own.redis };
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { profileParts, type CpuProfile } from './lib/cpu-profile';
-import { cpuMsPer } from './lib/figures';
+import { msPer } from './lib/cpu-budget';
 import { ROOT } from './lib/kit';
 import type { Table } from './lib/report';
 import type { SearchBench } from './search.bench';
@@ -31,7 +31,7 @@ export function profileTable(
   files: readonly string[],
 ): Table {
   const { busyMs, parts } = profileParts(profiles);
-  const perSearch = cpuMsPer(search.api.cpu, search.api.requests, 'api');
+  const perSearch = msPer(search.api, 'api');
   const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
   const msOf = (share: number) => (share * perSearch).toFixed(3);
   return {

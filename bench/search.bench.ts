@@ -186,6 +186,9 @@ export async function benchSearch(
         },
       };
     };
+  /** What runs beside a side's measured rounds: the churn, if any, and for the API its profiler. */
+  const beside = (side: Side): Alongside =>
+    together(churn && churnOf(side), side === 'api' ? profileApi : undefined);
   let measured: Record<Side, MeasuredRun>;
   let warmed: WarmUp;
   let before: IndexState;
@@ -205,16 +208,12 @@ export async function benchSearch(
     measured = await alternatingLoads(loads, {
       rounds,
       seconds: seconds / rounds,
-      alongside: churn
-        ? {
-            api: together(churnOf('api'), profileApi),
-            plain: churnOf('plain'),
-            elasticsearch: churnOf('elasticsearch'),
-            floor: churnOf('floor'),
-          }
-        : profileApi
-          ? { api: profileApi }
-          : {},
+      alongside: {
+        api: beside('api'),
+        plain: beside('plain'),
+        elasticsearch: beside('elasticsearch'),
+        floor: beside('floor'),
+      },
     });
     after = await indexState(context, index);
   } finally {

@@ -31,6 +31,11 @@ async function openSession(port: number) {
   });
   let next = 0;
   const waiting = new Map<number, { resolve(result: unknown): void; reject(error: Error): void }>();
+  // A process that exits (or a socket that drops) answers nothing more: its waiting calls fail.
+  socket.addEventListener('close', () => {
+    for (const call of waiting.values()) call.reject(new Error(`inspector on port ${port}: closed`));
+    waiting.clear();
+  });
   socket.addEventListener('message', (event) => {
     const message = JSON.parse(String(event.data)) as {
       id?: number;
@@ -59,11 +64,13 @@ async function openSession(port: number) {
  * A profiler of the process listening on `port`: `alongside` profiles each round it runs beside
  * (a comparison's rounds of one side), `profiles` are the rounds' profiles.
  */
-export async function roundProfiler(port: number): Promise<{
+export interface RoundProfiler {
   alongside: Alongside;
   profiles: CpuProfile[];
   close(): void;
-}> {
+}
+
+export async function roundProfiler(port: number): Promise<RoundProfiler> {
   const session = await openSession(port);
   await session.send('Profiler.enable');
   await session.send('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
@@ -71,6 +78,8 @@ export async function roundProfiler(port: number): Promise<{
   return {
     alongside: () => {
       const started = session.send('Profiler.start');
+      // Its failure surfaces in `stop`, which awaits it; until then it must not count as unhandled.
+      started.catch(() => undefined);
       return {
         async stop() {
           await started;
