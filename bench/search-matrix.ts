@@ -4,17 +4,7 @@
  * API / plain `multi_match` ratios, named so that the size and the state show.
  */
 import type { MeasuredRun } from './lib/cpu';
-import {
-  atLeast,
-  atMost,
-  count,
-  cpuPer,
-  loadHeader,
-  megabytes,
-  ms,
-  rate,
-  row,
-} from './lib/figures';
+import { atLeast, atMost, count, cpuPer, loadHeader, megabytes, ms, rate, row } from './lib/figures';
 import { cpuBudget, CPU_PARTS, msPer } from './lib/cpu-budget';
 import type { Table, Target } from './lib/report';
 import type { ScaleBench } from './scale.bench';
