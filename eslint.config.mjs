@@ -43,8 +43,21 @@ const NO_APPS = {
   message: 'The shared library depends on no app.',
 };
 
+/**
+ * The product takes mysql2's promise API through a connection's `.promise()` only: TypeORM calls
+ * `.promise()` on every query, which requires mysql2's wrapper module, and Node resolves that
+ * `require` from disk each time once `mysql2/promise` loaded the module first (data-source.ts).
+ */
+const NO_MYSQL2_PROMISE = {
+  regex: '^mysql2/promise$',
+  allowTypeImports: true,
+  message:
+    "Use a mysql2 connection's .promise(): loading mysql2/promise slows every TypeORM query (data-source.ts).",
+};
+
+/** Import rules of the product's code: `patterns`, and mysql2's promise API through `.promise()` only. */
 const restrictImports = (patterns) => ({
-  '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
+  '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...patterns, NO_MYSQL2_PROMISE] }],
 });
 
 const sharedLayerRules = SHARED_LAYERS.flatMap((row, level) =>

@@ -1,8 +1,8 @@
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { VideoState } from '@app/shared/video/video-state';
 import { benchToken, startFloorDelete, type BenchContext } from './lib/kit';
-import { timedHttpLoad, warmAlternating } from './lib/load';
-import { cpuSeconds, cpuSince, mergeMeasured, type MeasuredRun } from './lib/cpu';
+import { timedHttpLoad, warmAlternating, type Alongside } from './lib/load';
+import { cpuSeconds, cpuSince, mergeMeasured, type CpuSeconds, type MeasuredRun } from './lib/cpu';
 import { alternate } from './lib/order';
 import { openRawSoftDelete, rawSoftDelete, RETENTION_DAYS } from './lib/raw-soft-delete';
 import type { Settled } from './lib/warm-up';
@@ -41,11 +41,14 @@ export async function benchSoftDelete(
     videos,
     rounds,
     warmUpSeconds,
+    profileApi,
   }: {
     concurrency: number;
     videos: number;
     rounds: number;
     warmUpSeconds: { min: number; max: number };
+    /** Runs beside the deletes of each of the API's measured rounds (a profiler of its process). */
+    profileApi?: Alongside;
   },
 ): Promise<SoftDeleteBench> {
   const rows: { id: string }[] = await context.dataSource.query(
@@ -66,24 +69,35 @@ export async function benchSoftDelete(
     // The 30-day purges either side scheduled: with them, the next round would move jobs, not add them.
     await raw.queue.drain(true);
   };
-  /** One round of a side, from active videos with no job to soft-deleted ones; CPU per part. */
-  const round = (run: () => Promise<TimedRun>) => async () => {
+  /**
+   * One round of a side, from active videos with no job to soft-deleted ones; CPU per part, and
+   * `alongside` work (if any) beside the deletes only, not the restore after them.
+   */
+  const round = (run: () => Promise<TimedRun>, alongside?: Alongside) => async () => {
+    const background = alongside?.();
     const cpu0 = cpuSeconds();
-    const timed = await run();
-    const cpu = cpuSince(cpu0);
+    let measured: TimedRun & { cpu: CpuSeconds };
+    try {
+      measured = { ...(await run()), cpu: cpuSince(cpu0) };
+    } finally {
+      await background?.stop();
+    }
     await restore();
-    return { ...timed, cpu };
+    return measured;
   };
-  const sides = {
-    api: round(() =>
-      timedHttpLoad({
-        url: apiUrl,
-        method: 'DELETE',
-        headers: { authorization: `Bearer ${token}` },
-        request: (i) => ({ path: `/api/videos/${ids[i]!}?retentionDays=${RETENTION_DAYS}` }),
-        concurrency,
-        amount: ids.length,
-      }),
+  /** The sides, the API's profiled when `profile` is given (its measured rounds only). */
+  const sides = (profile?: Alongside) => ({
+    api: round(
+      () =>
+        timedHttpLoad({
+          url: apiUrl,
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${token}` },
+          request: (i) => ({ path: `/api/videos/${ids[i]!}?retentionDays=${RETENTION_DAYS}` }),
+          concurrency,
+          amount: ids.length,
+        }),
+      profile,
     ),
     raw: round(() => timedLoop((i) => rawSoftDelete(raw, ids[i]!), { concurrency, total: ids.length })),
     floor: round(() =>
@@ -95,16 +109,16 @@ export async function benchSoftDelete(
         amount: ids.length,
       }),
     ),
-  };
+  });
   try {
     await restore();
-    const warmUp = await warmAlternating(sides, {
+    const warmUp = await warmAlternating(sides(), {
       minRounds: 3,
       minSeconds: warmUpSeconds.min,
       maxSeconds: warmUpSeconds.max,
       settledJitShare: 0.01,
     });
-    const measured = await alternate(sides, rounds);
+    const measured = await alternate(sides(profileApi), rounds);
     return {
       videos: ids.length,
       api: mergeMeasured(measured.api),

@@ -17,7 +17,8 @@
  * when `--churn` is given: the probe of an API change. A full run leaves it out (`scale` measured
  * it at every size); `metrics-scrape` and `tracing` search what `scale` left, and `migration`
  * migrates a scratch database of the largest size. `--profile` samples the API's CPU in its
- * measured rounds of every search comparison and prints it part by part (bench/search-profile.ts).
+ * measured rounds of the soft delete and of every search comparison and prints it part by part
+ * (bench/api-profile.ts).
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
@@ -25,7 +26,7 @@ import { Redis } from 'ioredis';
 import { emptyBenchData } from './lib/bench-data';
 import { applyBenchEnv, freePort, openBenchContext, PATHS, startApi, VideoImporter } from './lib/kit';
 import { inspectOption, roundProfiler, type RoundProfiler } from './lib/cpu-profile';
-import { profileTable, writeProfiles } from './search-profile';
+import { profileTable, writeProfiles } from './api-profile';
 import {
   machine,
   printTable,
@@ -37,6 +38,7 @@ import {
 } from './lib/report';
 import { writeChart } from './lib/chart';
 import { watchElasticsearch, type MeasuredRun } from './lib/cpu';
+import type { Alongside } from './lib/load';
 import {
   atLeast,
   atMost,
@@ -177,16 +179,44 @@ async function main(): Promise<void> {
     const targets: Target[] = [];
     const figures: Record<string, unknown> = {};
 
+    /**
+     * Runs `compare` on an API started for it alone; with `--profile`, the API's CPU profiled in
+     * the rounds `compare` hands the profiler to (a probe: sampling costs it CPU), and printed as
+     * shares of the comparison's CPU per `per` (search, delete) on its API side.
+     */
+    const withApi = async <T extends { api: MeasuredRun }>(
+      name: string,
+      per: string,
+      compare: (apiUrl: string, profileApi: Alongside | undefined) => Promise<T>,
+    ): Promise<T> => {
+      const inspector = options.profile ? await freePort() : undefined;
+      const api = await startApi(inspector ? { NODE_OPTIONS: inspectOption(inspector) } : {});
+      let profiler: RoundProfiler | undefined;
+      try {
+        profiler = inspector ? await roundProfiler(inspector) : undefined;
+        const result = await compare(api.url, profiler?.alongside);
+        if (profiler) {
+          const files = writeProfiles(profiler.profiles, PATHS.cache, name);
+          measured(profileTable(result.api, per, profiler.profiles, name, files));
+        }
+        return result;
+      } finally {
+        profiler?.close();
+        await api.process.stop();
+      }
+    };
+
     if (steps.has('delete')) {
       log('soft delete');
-      const api = await startApi();
-      const softDelete = await benchSoftDelete(config, context, api.url, {
-        concurrency: CONCURRENCY,
-        videos: quick ? 1_000 : 2_000,
-        rounds: DELETE_ROUNDS,
-        warmUpSeconds: quick ? { min: 20, max: 60 } : { min: 40, max: 300 },
-      });
-      await api.process.stop();
+      const softDelete = await withApi('soft-delete', 'delete', (apiUrl, profileApi) =>
+        benchSoftDelete(config, context, apiUrl, {
+          concurrency: CONCURRENCY,
+          videos: quick ? 1_000 : 2_000,
+          rounds: DELETE_ROUNDS,
+          warmUpSeconds: quick ? { min: 20, max: 60 } : { min: 40, max: 300 },
+          ...(profileApi ? { profileApi } : {}),
+        }),
+      );
       figures.softDelete = softDelete;
       const parts = ['elasticsearch', 'mysql', 'redis'];
       measured({
@@ -328,34 +358,18 @@ async function main(): Promise<void> {
       targets.push(atLeast('reindex rate, service / raw bulk', reindexRatio, 0.8));
     }
 
-    /**
-     * One search comparison on the index as it is, with the API started for it alone; with
-     * `--profile`, the API's CPU profiled in its measured rounds (a probe: sampling costs it CPU).
-     */
-    const compareSearch = async (churn: boolean, name: string): Promise<SearchBench> => {
-      const inspector = options.profile ? await freePort() : undefined;
-      const api = await startApi(inspector ? { NODE_OPTIONS: inspectOption(inspector) } : {});
-      let profiler: RoundProfiler | undefined;
-      try {
-        profiler = inspector ? await roundProfiler(inspector) : undefined;
-        const search = await benchSearch(config, context, api.url, {
+    /** One search comparison on the index as it is, with the API started for it alone. */
+    const compareSearch = (churn: boolean, name: string): Promise<SearchBench> =>
+      withApi(name, 'search', (apiUrl, profileApi) =>
+        benchSearch(config, context, apiUrl, {
           concurrency: SEARCH_CONCURRENCY,
           seconds: SEARCH_SECONDS,
           rounds: ROUNDS.search,
           warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
           churn,
-          ...(profiler ? { profileApi: profiler.alongside } : {}),
-        });
-        if (profiler) {
-          const files = writeProfiles(profiler.profiles, PATHS.cache, name);
-          measured(profileTable(search, profiler.profiles, name, files));
-        }
-        return search;
-      } finally {
-        profiler?.close();
-        await api.process.stop();
-      }
-    };
+          ...(profileApi ? { profileApi } : {}),
+        }),
+      );
 
     if (steps.has('scale')) {
       const first = tables.length;

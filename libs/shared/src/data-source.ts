@@ -1,4 +1,4 @@
-import { createConnection } from 'mysql2/promise';
+import { createConnection } from 'mysql2';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from './config/config.schema';
 import { ErasureEntity } from './erasure/erasure.entity';
@@ -72,16 +72,24 @@ export function databaseName(databaseUrl: string): string {
   return name;
 }
 
-/** Creates the database named by DATABASE_URL if it does not exist yet. */
+/**
+ * Creates the database named by DATABASE_URL if it does not exist yet.
+ *
+ * Through a plain connection's `.promise()`, never `mysql2/promise`: TypeORM calls `.promise()` on
+ * every query, and mysql2 requires its promise wrapper's module inside that call. Node answers a
+ * repeated `require` from its cache of resolutions only for the caller that loaded the module
+ * first; once `mysql2/promise` has loaded it, every query resolves the module from disk again
+ * (docs/benchmarking.md; test/e2e/hot-path-modules.test.ts, and ESLint forbids the import).
+ */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const url = new URL(databaseUrl);
   const name = databaseName(databaseUrl);
-  const connection = await createConnection({
+  const connection = createConnection({
     host: url.hostname,
     port: url.port ? Number(url.port) : 3306,
     user: decodeURIComponent(url.username),
     password: decodeURIComponent(url.password),
-  });
+  }).promise();
   try {
     await connection.query(
       `CREATE DATABASE IF NOT EXISTS \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,

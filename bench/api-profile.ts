@@ -4,7 +4,7 @@ import { profileParts, type CpuProfile } from './lib/cpu-profile';
 import { msPer } from './lib/cpu-budget';
 import { ROOT } from './lib/kit';
 import type { Table } from './lib/report';
-import type { SearchBench } from './search.bench';
+import type { CpuRun } from './lib/cpu-budget';
 
 /** A part is listed when its own code, or the code it calls, takes at least these shares. */
 const LISTED = { self: 0.005, total: 0.05 };
@@ -20,25 +20,26 @@ export function writeProfiles(profiles: readonly CpuProfile[], dir: string, name
 }
 
 /**
- * Where the API's CPU went in its measured rounds, part by part: each part's share of the busy
- * samples, and that share of the API's CPU per search as the same rounds measured it (under churn
- * the churn's requests are in both).
+ * Where the API's CPU went in its measured rounds (`api`, the API's side of a comparison), part by
+ * part: each part's share of the busy samples, and that share of the API's CPU per request (`per`:
+ * search, delete) as the same rounds measured it (under churn the churn's requests are in both).
  */
 export function profileTable(
-  search: SearchBench,
+  api: CpuRun,
+  per: string,
   profiles: readonly CpuProfile[],
   name: string,
   files: readonly string[],
 ): Table {
   const { busyMs, parts } = profileParts(profiles);
-  const perSearch = msPer(search.api, 'api');
+  const perRequest = msPer(api, 'api');
   const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
-  const msOf = (share: number) => (share * perSearch).toFixed(3);
+  const msOf = (share: number) => (share * perRequest).toFixed(3);
   return {
     title:
       `Where the API's CPU went, ${name}: ${profiles.length} profiled rounds, ${busyMs.toFixed(0)} ms of busy samples, ` +
-      `${perSearch.toFixed(2)} ms of CPU per search in those rounds (sampling included); files: ${files.join(', ')}`,
-    header: ['part', 'own code', 'ms per search', 'with what it calls', 'ms per search'],
+      `${perRequest.toFixed(2)} ms of CPU per ${per} in those rounds (sampling included); files: ${files.join(', ')}`,
+    header: ['part', 'own code', `ms per ${per}`, 'with what it calls', `ms per ${per}`],
     rows: parts
       .filter((part) => part.self >= LISTED.self || part.total >= LISTED.total)
       .map((part) => [part.part, pct(part.self), msOf(part.self), pct(part.total), msOf(part.total)]),

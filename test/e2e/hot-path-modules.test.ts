@@ -1,0 +1,95 @@
+import { startModuleProbe, type ModuleProbe } from '../support/module-probe';
+import { waitFor, type RunningProcess } from '../support/processes';
+import { remains, seedVideos } from '../support/seed';
+import { call, startSystem, token, type System } from '../support/system';
+import { openTestContext, type TestContext } from '../support/test-context';
+
+const admin = token('boss', ['admin']);
+/** Each command this many times, after one warm-up run of each. */
+const REQUESTS = 30;
+const PURGE_WITHIN_MS = 60_000;
+const PROBE_WITHIN_MS = 10_000;
+const START_WITHIN_MS = 120_000;
+const TEST_WITHIN_MS = 180_000;
+
+/**
+ * No request resolves a module. Node answers a repeated `require` from its cache of resolutions
+ * only when the same caller loaded the module first; otherwise every call resolves it from disk
+ * again (5 to 20 µs each). mysql2 requires its promise wrapper inside `connection.promise()`, and
+ * TypeORM calls that on every query: loading `mysql2/promise` at startup made every query of the
+ * product resolve that module again, five times a soft delete (docs/benchmarking.md). The API and
+ * the worker run the hot paths (soft delete, restore, search, permanent delete and its purge)
+ * after one warm-up run of each, and the module probe counts what they resolve meanwhile.
+ */
+describe('the hot paths resolve no module per request', () => {
+  let context: TestContext;
+  let probe: ModuleProbe;
+  let system: System;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    probe = startModuleProbe();
+    system = await startSystem({ ...probe.env, PURGE_SWEEP_INTERVAL_MS: '1000' });
+  }, START_WITHIN_MS);
+
+  afterAll(async () => {
+    await system?.stop();
+    probe?.remove();
+    await context?.close();
+  }, 60_000);
+
+  const ok = async (method: string, path: string) => {
+    const response = await call(method, `${system.api}${path}`, admin);
+    expect({ method, path, status: response.status }).toEqual({ method, path, status: 200 });
+  };
+  const purged = (ids: string[]) =>
+    waitFor(
+      `purge of ${ids.length} videos`,
+      async () => {
+        const left = await Promise.all(ids.map((id) => remains(context, id)));
+        return left.every(({ row }) => row === null) ? left : undefined;
+      },
+      { timeoutMs: PURGE_WITHIN_MS },
+    );
+  /** Soft delete, restore and search each video; permanently delete `removed` and wait for the purges. */
+  const commands = async (kept: string[], removed: string[]) => {
+    for (const id of kept) {
+      await ok('DELETE', `/api/videos/${id}?retentionDays=7`);
+      await ok('POST', `/api/videos/${id}/restore`);
+      await ok('GET', `/api/videos/search?q=${encodeURIComponent('hot path')}&limit=5`);
+    }
+    for (const id of removed) await ok('DELETE', `/api/videos/${id}?permanent=true`);
+    await purged(removed);
+  };
+  const pid = (running: RunningProcess) => running.child.pid!;
+
+  it(
+    'resolves modules at the first request of each kind, never again at each later one',
+    async () => {
+      const ids = await seedVideos(context, 2 * (REQUESTS + 1), { title: (i) => `Hot path video ${i}` });
+      const [warmKept, ...kept] = ids.slice(0, REQUESTS + 1);
+      const [warmRemoved, ...removed] = ids.slice(REQUESTS + 1);
+      await commands([warmKept!], [warmRemoved!]);
+
+      const [api, worker] = system.processes;
+      const before = await Promise.all(
+        [api!, worker!].map((p) => probe.resolutions(pid(p), PROBE_WITHIN_MS)),
+      );
+      await commands(kept, removed);
+      const after = await Promise.all([api!, worker!].map((p) => probe.resolutions(pid(p), PROBE_WITHIN_MS)));
+
+      // The probe counts: the processes resolved the product's own modules when they started.
+      for (const counts of after)
+        expect(Object.keys(counts).some((url) => url.includes('/node_modules/@nestjs/core/'))).toBe(true);
+      // A module resolved once a request (or a query) would have grown by REQUESTS or more.
+      const perRequest = after.map((counts, i) =>
+        Object.entries(counts)
+          .map(([url, count]) => [url, count - (before[i]![url] ?? 0)] as const)
+          .filter(([, grown]) => grown >= REQUESTS),
+      );
+      expect(perRequest).toEqual([[], []]);
+    },
+    TEST_WITHIN_MS,
+  );
+});
