@@ -5,10 +5,11 @@ import { createPool } from 'mysql2/promise';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
-import { sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
+import { freePort, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
+import { inspectOption, roundProfiler, type CpuProfile, type RoundProfiler } from './lib/cpu-profile';
 import { closedLoop } from './lib/stats';
 import { cpuSeconds, cpuSince, totalCpu, type CpuSeconds } from './lib/cpu';
-import { warmAlternating } from './lib/load';
+import { warmAlternating, type Alongside } from './lib/load';
 import { putMedia, rawS3Client } from './lib/media';
 import { alternate } from './lib/order';
 import type { Settled } from './lib/warm-up';
@@ -27,6 +28,8 @@ export interface PurgeBench {
   raw: PurgeRun;
   /** The unmeasured alternating rounds before the measured ones. */
   warmUp: Settled;
+  /** With `profile`: the worker's CPU profile of each of its measured rounds. */
+  profiles?: CpuProfile[];
 }
 
 const OBJECTS_PER_VIDEO = 2;
@@ -118,32 +121,50 @@ export async function benchPurge(
     rounds,
     concurrency,
     warmUpSeconds,
-  }: { videos: number; rounds: number; concurrency: number; warmUpSeconds: { min: number; max: number } },
+    profile = false,
+  }: {
+    videos: number;
+    rounds: number;
+    concurrency: number;
+    warmUpSeconds: { min: number; max: number };
+    /** Profile the worker's CPU in its measured rounds (a probe: sampling costs it CPU). */
+    profile?: boolean;
+  },
 ): Promise<PurgeBench> {
   const s3 = rawS3Client(config);
   const queues = context.get(JobQueues);
   // Jobs wait in a paused queue; a round's clock runs from the moment the worker may take them.
   const deletionQueue = queues.queue(JOB_QUEUES['delete-video']);
   await deletionQueue.pause();
+  const inspector = profile ? await freePort() : undefined;
   // Only the deletions are measured: the periodic sweeps and the reconciler stay out of the way.
   const worker = await startWorker({
     WORKER_CONCURRENCY: String(concurrency),
     PURGE_SWEEP_INTERVAL_MS: '86400000',
     ORPHAN_SWEEP_INTERVAL_MS: '86400000',
     RECONCILE_INTERVAL_MS: '86400000',
+    ...(inspector ? { NODE_OPTIONS: inspectOption(inspector) } : {}),
   });
+  let profiler: RoundProfiler | undefined;
 
-  const viaWorker = async (count: number): Promise<PurgeRun> => {
+  /** One round of the worker's; `alongside` (its profiler) runs while it purges. */
+  const viaWorker = async (count: number, alongside?: Alongside): Promise<PurgeRun> => {
     const ids = await dueVideos(context, s3, config, count);
     await Promise.all(ids.map((id) => queues.ensureDeletionJob(id, 0)));
+    const background = alongside?.();
     const cpu0 = cpuSeconds();
     const t0 = performance.now();
-    await deletionQueue.resume();
-    await waitUntilGone(context, queues, ids);
-    const seconds = (performance.now() - t0) / 1000;
-    const cpu = cpuSince(cpu0);
+    let run: PurgeRun;
+    try {
+      await deletionQueue.resume();
+      await waitUntilGone(context, queues, ids);
+      const seconds = (performance.now() - t0) / 1000;
+      run = { videos: count, seconds, perSecond: count / seconds, cpu: cpuSince(cpu0) };
+    } finally {
+      await background?.stop();
+    }
     await deletionQueue.pause();
-    return { videos: count, seconds, perSecond: count / seconds, cpu };
+    return run;
   };
 
   // The raw script: the same writes, in order, per video, through plain clients.
@@ -166,18 +187,28 @@ export async function benchPurge(
   };
 
   try {
+    profiler = inspector ? await roundProfiler(inspector) : undefined;
     // A worker's first start runs every sweep and the reconciler at once: let them finish first.
     await maintenanceSettled(queues);
-    const sides = { worker: () => viaWorker(videos), raw: () => viaRawScript(videos) };
-    const warmUp = await warmAlternating(sides, {
+    const sides = (alongside?: Alongside) => ({
+      worker: () => viaWorker(videos, alongside),
+      raw: () => viaRawScript(videos),
+    });
+    const warmUp = await warmAlternating(sides(), {
       minRounds: 3,
       minSeconds: warmUpSeconds.min,
       maxSeconds: warmUpSeconds.max,
       settledJitShare: 0.01,
     });
-    const measured = await alternate(sides, rounds);
-    return { worker: combine(measured.worker), raw: combine(measured.raw), warmUp };
+    const measured = await alternate(sides(profiler?.alongside), rounds);
+    return {
+      worker: combine(measured.worker),
+      raw: combine(measured.raw),
+      warmUp,
+      ...(profiler ? { profiles: profiler.profiles } : {}),
+    };
   } finally {
+    profiler?.close();
     await worker.stop();
     await pool.end();
     s3.destroy();

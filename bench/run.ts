@@ -17,8 +17,8 @@
  * when `--churn` is given: the probe of an API change. A full run leaves it out (`scale` measured
  * it at every size); `metrics-scrape` and `tracing` search what `scale` left, and `migration`
  * migrates a scratch database of the largest size. `--profile` samples the API's CPU in its
- * measured rounds of the soft delete and of every search comparison and prints it part by part
- * (bench/api-profile.ts).
+ * measured rounds of the soft delete and of every search comparison, and the worker's in the
+ * purge's, and prints it part by part (bench/profile-table.ts).
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
@@ -26,7 +26,7 @@ import { Redis } from 'ioredis';
 import { emptyBenchData } from './lib/bench-data';
 import { applyBenchEnv, freePort, openBenchContext, PATHS, startApi, VideoImporter } from './lib/kit';
 import { inspectOption, roundProfiler, type RoundProfiler } from './lib/cpu-profile';
-import { profileTable, writeProfiles } from './api-profile';
+import { profileTable, writeProfiles } from './profile-table';
 import {
   machine,
   printTable,
@@ -196,8 +196,8 @@ async function main(): Promise<void> {
         profiler = inspector ? await roundProfiler(inspector) : undefined;
         const result = await compare(api.url, profiler?.alongside);
         if (profiler) {
-          const files = writeProfiles(profiler.profiles, PATHS.cache, name);
-          measured(profileTable(result.api, per, profiler.profiles, name, files));
+          const files = writeProfiles(profiler.profiles, PATHS.cache, { process: 'api', name });
+          measured(profileTable({ run: result.api, process: 'api', per }, profiler.profiles, name, files));
         }
         return result;
       } finally {
@@ -260,8 +260,10 @@ async function main(): Promise<void> {
         rounds: ROUNDS.purge,
         concurrency: PURGE_CONCURRENCY,
         warmUpSeconds: quick ? { min: 20, max: 90 } : { min: 40, max: 300 },
+        profile: options.profile,
       });
-      figures.purge = purge;
+      const { profiles: purgeProfiles, ...purgeFigures } = purge;
+      figures.purge = purgeFigures;
       measured({
         title:
           `Purge end to end (objects, document, row, audit; 2 objects per video; concurrency ${PURGE_CONCURRENCY}; ${ROUNDS.purge} alternating rounds each, a b b a…, ` +
@@ -290,6 +292,11 @@ async function main(): Promise<void> {
           ],
         ],
       });
+      if (purgeProfiles) {
+        const files = writeProfiles(purgeProfiles, PATHS.cache, { process: 'worker', name: 'purge' });
+        const run = { cpu: purge.worker.cpu, requests: purge.worker.videos };
+        measured(profileTable({ run, process: 'worker', per: 'purge' }, purgeProfiles, 'purge', files));
+      }
       const purgeRatio = purge.worker.perSecond / purge.raw.perSecond;
       targets.push(atLeast('purge rate, worker / raw script', purgeRatio, 0.8));
 
