@@ -1,8 +1,8 @@
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { VideoState } from '@app/shared/video/video-state';
 import { benchToken, startFloorDelete, type BenchContext } from './lib/kit';
-import { timedHttpLoad, warmAlternating, type Alongside } from './lib/load';
-import { cpuSeconds, cpuSince, mergeMeasured, type CpuSeconds, type MeasuredRun } from './lib/cpu';
+import { runBeside, timedHttpLoad, warmAlternating, type Alongside } from './lib/load';
+import { cpuSeconds, cpuSince, mergeMeasured, type MeasuredRun } from './lib/cpu';
 import { alternate } from './lib/order';
 import { openRawSoftDelete, rawSoftDelete, RETENTION_DAYS } from './lib/raw-soft-delete';
 import type { Settled } from './lib/warm-up';
@@ -74,14 +74,10 @@ export async function benchSoftDelete(
    * `alongside` work (if any) beside the deletes only, not the restore after them.
    */
   const round = (run: () => Promise<TimedRun>, alongside?: Alongside) => async () => {
-    const background = alongside?.();
-    const cpu0 = cpuSeconds();
-    let measured: TimedRun & { cpu: CpuSeconds };
-    try {
-      measured = { ...(await run()), cpu: cpuSince(cpu0) };
-    } finally {
-      await background?.stop();
-    }
+    const measured = await runBeside(alongside, async () => {
+      const cpu0 = cpuSeconds();
+      return { ...(await run()), cpu: cpuSince(cpu0) };
+    });
     await restore();
     return measured;
   };

@@ -9,7 +9,7 @@ import { freePort, sleep, startWorker, SWEEPS, type BenchContext } from './lib/k
 import { inspectOption, roundProfiler, type CpuProfile, type RoundProfiler } from './lib/cpu-profile';
 import { closedLoop } from './lib/stats';
 import { cpuSeconds, cpuSince, totalCpu, type CpuSeconds } from './lib/cpu';
-import { warmAlternating, type Alongside } from './lib/load';
+import { runBeside, warmAlternating, type Alongside } from './lib/load';
 import { putMedia, rawS3Client } from './lib/media';
 import { alternate } from './lib/order';
 import type { Settled } from './lib/warm-up';
@@ -151,18 +151,14 @@ export async function benchPurge(
   const viaWorker = async (count: number, alongside?: Alongside): Promise<PurgeRun> => {
     const ids = await dueVideos(context, s3, config, count);
     await Promise.all(ids.map((id) => queues.ensureDeletionJob(id, 0)));
-    const background = alongside?.();
-    const cpu0 = cpuSeconds();
-    const t0 = performance.now();
-    let run: PurgeRun;
-    try {
+    const run = await runBeside(alongside, async (): Promise<PurgeRun> => {
+      const cpu0 = cpuSeconds();
+      const t0 = performance.now();
       await deletionQueue.resume();
       await waitUntilGone(context, queues, ids);
       const seconds = (performance.now() - t0) / 1000;
-      run = { videos: count, seconds, perSecond: count / seconds, cpu: cpuSince(cpu0) };
-    } finally {
-      await background?.stop();
-    }
+      return { videos: count, seconds, perSecond: count / seconds, cpu: cpuSince(cpu0) };
+    });
     await deletionQueue.pause();
     return run;
   };

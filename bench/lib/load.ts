@@ -85,6 +85,16 @@ export function together(...work: (Alongside | undefined)[]): Alongside {
   };
 }
 
+/** Runs `work` with `alongside` (if any) started before it and stopped after it, however it ends. */
+export async function runBeside<T>(alongside: Alongside | undefined, work: () => Promise<T>): Promise<T> {
+  const background = alongside?.();
+  try {
+    return await work();
+  } finally {
+    await background?.stop();
+  }
+}
+
 /**
  * Each load as a side of `alternate`: one round of `seconds` with its `alongside` work, answering
  * with its latencies and the CPU each part used.
@@ -93,16 +103,12 @@ function loadRounds<K extends string>(
   loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
   { seconds, alongside = {} }: { seconds: number; alongside?: Partial<Record<K, Alongside>> },
 ): Record<K, () => Promise<TimedRun & { cpu: CpuSeconds }>> {
-  const oneRound = (name: K) => async () => {
-    const background = alongside[name]?.();
-    const before = cpuSeconds();
-    try {
+  const oneRound = (name: K) => () =>
+    runBeside(alongside[name], async () => {
+      const before = cpuSeconds();
       const run = await timedHttpLoad({ ...loads[name], durationSeconds: seconds });
       return { ...run, cpu: cpuSince(before) };
-    } finally {
-      await background?.stop();
-    }
-  };
+    });
   return Object.fromEntries((Object.keys(loads) as K[]).map((name) => [name, oneRound(name)])) as Record<
     K,
     ReturnType<typeof oneRound>
