@@ -1,3 +1,4 @@
+import { waitFor } from './processes';
 import { call } from './system';
 import type { TestContext } from './test-context';
 
@@ -75,6 +76,37 @@ export async function outboxMentions(context: TestContext, authorId: string, sub
     [authorId, `%${JSON.stringify(authorId)}%`, subjects, `%${authorId}%`],
   );
   return { events: Number(row!.events), deliveries: Number(row!.deliveries) };
+}
+
+/** The author's events not yet marked erased: none once an erasure's completion has committed. */
+export async function unerasedEvents(context: TestContext, authorId: string): Promise<number> {
+  const [row] = await context.dataSource.query<{ n: string }[]>(
+    'SELECT COUNT(*) AS n FROM outbox_events WHERE author_id = ? AND erased_at IS NULL',
+    [authorId],
+  );
+  return Number(row!.n);
+}
+
+/**
+ * Waits until the outbox says nothing about the author (see outboxMentions): the completion marks
+ * the events erased in its transaction and deletes them right after its commit, so a reader that
+ * saw `completed` may still find them for a moment. Returns what is left at the end either way.
+ */
+export function outboxForgets(
+  context: TestContext,
+  authorId: string,
+  subjects: string[],
+  timeoutMs: number,
+): Promise<{ events: number; deliveries: number }> {
+  const left = () => outboxMentions(context, authorId, subjects);
+  return waitFor(
+    `the outbox to forget ${authorId}`,
+    async () => {
+      const mentions = await left();
+      return mentions.events + mentions.deliveries === 0 ? mentions : undefined;
+    },
+    { timeoutMs, intervalMs: 200 },
+  ).catch(left);
 }
 
 /** What is left of an author's videos in MySQL, the bucket and the index, and their audit records. */

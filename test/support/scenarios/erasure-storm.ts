@@ -1,4 +1,4 @@
-import { authorRemains, outboxMentions, type ErasureBody } from '../erasures';
+import { authorRemains, outboxForgets, type ErasureBody } from '../erasures';
 import { sleep, waitFor, type RunningProcess } from '../processes';
 import { startOwnRedis } from '../redis-server';
 import { seedVideos } from '../seed';
@@ -126,14 +126,7 @@ export async function erasureStorm(options: ErasureStormOptions): Promise<Scenar
     const backwards = seen.filter((body, n) => n > 0 && body.done < seen[n - 1]!.done).length;
     const beyond = seen.filter((body) => body.done > body.total).length;
     // Every event is delivered, then the outbox forgets the author.
-    const outboxLeft = await waitFor(
-      'the outbox to forget the author',
-      async () => {
-        const left = await outboxMentions(context, AUTHOR, [...ids, erasureId]);
-        return left.events + left.deliveries === 0 ? left : undefined;
-      },
-      { timeoutMs: options.timeoutMs, intervalMs: 500 },
-    ).catch(() => outboxMentions(context, AUTHOR, [...ids, erasureId]));
+    const outboxLeft = await outboxForgets(context, AUTHOR, [...ids, erasureId], options.timeoutMs);
     const completions = [
       ...new Set(
         receiver.received
