@@ -67,9 +67,24 @@ export async function redisClusterFailover(options: RedisClusterFailoverOptions)
         await sleep(options.afterMs);
         const sent = await load.finish();
 
+        // An erasure that does not complete is reported with what would explain it, and the
+        // drill's own checks still run.
+        const stuck: string[] = [];
         const erased =
           erasure.status === 202
-            ? await followErasure(system.api, erasure.body.erasureId, bearer, { timeoutMs: 120_000 })
+            ? await followErasure(system.api, erasure.body.erasureId, bearer, { timeoutMs: 120_000 }).catch(
+                async (error: unknown) => {
+                  const { rows } = await authorRemains(context, erasedIds);
+                  const warnings = system.processes
+                    .flatMap((running) => running.output().split('\n'))
+                    .filter((line) => /"level":(40|50)/.test(line))
+                    .slice(-20);
+                  stuck.push(
+                    `${String(error)}; the author's rows by state ${JSON.stringify(rows)}; the last warnings:\n${warnings.join('\n')}`,
+                  );
+                  return undefined;
+                },
+              )
             : undefined;
         const settled = await settleAndCheck(drill, sent, 180_000);
         const left = await authorRemains(context, erasedIds);
@@ -92,6 +107,7 @@ export async function redisClusterFailover(options: RedisClusterFailoverOptions)
             ? []
             : [`the deletion queue's keys are not together on its slot's primary: ${queueKeys.join(', ')}`]),
           ...(erasure.status === 202 ? [] : [`erasure answered ${erasure.status}, not 202`]),
+          ...stuck,
           ...(erased?.final.done === options.erasedVideos
             ? []
             : [`erasure did ${erased?.final.done ?? 0} of ${options.erasedVideos}`]),
