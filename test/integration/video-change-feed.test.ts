@@ -86,6 +86,19 @@ describe('VideoChangeFeed: every committed write of videos, on the real MySQL an
     expect(await changesAfter(beforeBatch)).toEqual([{ reset: true }]);
   });
 
+  it('publishes concurrent commits together: the first at once, the others in one entry after it, each resolved once readable', async () => {
+    const ids = await seedVideos(context, 20, { objectsPerVideo: 0 });
+    const start = await feed.newestPosition();
+    const named = (changes: Change[]) => changes.flatMap((change) => ('ids' in change ? change.ids : []));
+    await Promise.all(
+      ids.map(async (id) => {
+        await feed.changed(context.dataSource, [id]);
+        expect(named(await changesAfter(start))).toContain(id);
+      }),
+    );
+    expect(await changesAfter(start)).toEqual([{ ids: [ids[0]] }, { ids: ids.slice(1) }]);
+  });
+
   it('publishes content imported over existing rows', async () => {
     const [id] = await seedVideos(context, 1, { objectsPerVideo: 0 });
     const [video] = await context.videos.findByIds([id!]);

@@ -47,6 +47,10 @@ export class IndexWriter {
   private readonly alias: string;
   /** Concurrent purges share bulk requests for their document deletions. */
   private readonly deletions = new CoalescingBatcher<string>((ids) => this.deleteBatch(ids));
+  /** Concurrent commands share bulk requests for their documents' writes. */
+  private readonly writes = new CoalescingBatcher<VersionedVideo>(async (videos) =>
+    (await this.writeBatch(videos)).map((outcome) => (outcome instanceof Error ? outcome : undefined)),
+  );
 
   constructor(
     @Inject(SEARCH_CLIENT) private readonly client: Client,
@@ -61,26 +65,45 @@ export class IndexWriter {
    */
   async indexVideos(videos: VersionedVideo[], index: string = this.alias): Promise<BulkOutcome> {
     if (videos.length === 0) return { indexed: 0, stale: 0 };
-    const operations = videos.flatMap((video) => versionedWrite(video, index));
-    // Through the alias, `require_alias` makes a missing alias an error: otherwise Elasticsearch would
-    // create a concrete index under the alias's name and every later `ensureAlias` would fail.
-    const response = await this.client.bulk({
-      operations,
-      refresh: false,
-      require_alias: index === this.alias,
-    });
     let indexed = 0;
     let stale = 0;
     const failures: string[] = [];
-    for (const item of response.items) {
-      const result = item.index;
-      if (!result) continue;
-      if (!result.error) indexed += 1;
-      else if (result.status === 409) stale += 1;
-      else failures.push(`${result._id}: ${result.error.type} ${result.error.reason ?? ''}`);
+    for (const outcome of await this.writeBatch(videos, index)) {
+      if (outcome === 'indexed') indexed += 1;
+      else if (outcome === 'stale') stale += 1;
+      else failures.push(outcome.message);
     }
     if (failures.length > 0) throw indexingFailed(failures);
     return { indexed, stale };
+  }
+
+  /**
+   * Writes one video's document as `indexVideos` does (a newer version already indexed is not an
+   * error). Calls made while another is in flight go out together in one bulk request, so
+   * concurrent commands share the engine's per-request work.
+   */
+  indexVideo(video: VersionedVideo): Promise<void> {
+    return this.writes.add(video);
+  }
+
+  /** One bulk request of versioned writes; answers per document. */
+  private async writeBatch(
+    videos: VersionedVideo[],
+    index: string = this.alias,
+  ): Promise<('indexed' | 'stale' | Error)[]> {
+    // Through the alias, `require_alias` makes a missing alias an error: otherwise Elasticsearch would
+    // create a concrete index under the alias's name and every later `ensureAlias` would fail.
+    const response = await this.client.bulk({
+      operations: videos.flatMap((video) => versionedWrite(video, index)),
+      refresh: false,
+      require_alias: index === this.alias,
+    });
+    return response.items.map((item) => {
+      const result = item.index;
+      if (!result?.error) return 'indexed';
+      if (result.status === 409) return 'stale';
+      return new Error(`${result._id}: ${result.error.type} ${result.error.reason ?? ''}`);
+    });
   }
 
   /**

@@ -10,6 +10,7 @@ import {
 } from 'typeorm';
 import { REDIS_CLIENT, type RedisClient } from '../redis/redis';
 import { jitteredBackoff, type Backoff } from '../util/backoff';
+import { CoalescingBatcher } from '../util/coalescing-batcher';
 
 /** The Redis stream of changed videos: each entry names the ids of one committed write, or a reset. */
 export const VIDEO_CHANGES_STREAM = 'video-changes';
@@ -64,6 +65,11 @@ type PendingData = { [PENDING]?: Set<string> };
 export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface {
   private readonly logger = new Logger(VideoChangeFeed.name);
   private readonly local = new EventEmitter();
+  /**
+   * Concurrent commits share one round trip: the first change goes out at once, those committed
+   * while it is in flight together in the next, their ids in as few entries as `entriesOf` needs.
+   */
+  private readonly appends = new CoalescingBatcher<Change>((changes) => this.appendTogether(changes));
 
   constructor(
     private readonly dataSource: DataSource,
@@ -136,35 +142,62 @@ export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface 
   private async publish(ids: string[]): Promise<void> {
     const change: Change = ids.length > MAX_IDS_PER_CHANGE ? { reset: true } : { ids };
     this.local.emit('change', change);
-    const fields = 'reset' in change ? ['reset', '1'] : ['ids', change.ids.join(' ')];
-    try {
-      await this.append(fields);
-    } catch (error) {
-      // The write is committed and its request answers; the other attempts go on in the background.
-      this.logger.warn(`change feed unreachable, retrying: ${String(error)}`);
-      void this.retry(fields);
-    }
+    await this.appends.add(change);
   }
 
-  private async retry(fields: string[]): Promise<void> {
+  /**
+   * Appends the changes as entries in one round trip. Never rejects: the writes are committed and
+   * their requests answer; the other attempts go on in the background.
+   */
+  private async appendTogether(changes: Change[]): Promise<undefined[]> {
+    const entries = entriesOf(changes);
+    try {
+      await this.append(entries);
+    } catch (error) {
+      this.logger.warn(`change feed unreachable, retrying: ${String(error)}`);
+      void this.retry(entries);
+    }
+    return changes.map(() => undefined);
+  }
+
+  private async retry(entries: string[][]): Promise<void> {
     for (let failures = 1; failures < PUBLISH_ATTEMPTS; failures += 1) {
       // Unreferenced: a retry waiting for Redis does not hold a process that is shutting down.
       await sleep(jitteredBackoff(failures, PUBLISH_BACKOFF), undefined, { ref: false });
       try {
-        await this.append(fields);
+        await this.append(entries);
         return;
       } catch {
         // The next attempt, or the error below.
       }
     }
     this.logger.error(
-      `change feed: ${fields.join(' ')} not published; readers re-check every copy within its lifetime`,
+      `change feed: ${entries.map((fields) => fields.join(' ')).join(', ')} not published; readers re-check every copy within its lifetime`,
     );
   }
 
-  private append(fields: string[]): Promise<string | null> {
-    return this.redis.xadd(VIDEO_CHANGES_STREAM, 'MAXLEN', '~', STREAM_LENGTH, '*', ...fields);
+  /** One `XADD` per entry, sent together (one write, one round trip); rejects if any failed. */
+  private async append(entries: string[][]): Promise<void> {
+    const pipeline = this.redis.pipeline();
+    for (const fields of entries)
+      pipeline.xadd(VIDEO_CHANGES_STREAM, 'MAXLEN', '~', STREAM_LENGTH, '*', ...fields);
+    const results = await pipeline.exec();
+    if (!results) throw new Error('the change feed append was discarded');
+    for (const [error] of results) if (error) throw error;
   }
+}
+
+/**
+ * The stream entries for changes published together: their ids, at most MAX_IDS_PER_CHANGE an
+ * entry, each id once; or one reset, which covers everything, if any of them is a reset.
+ */
+export function entriesOf(changes: Change[]): string[][] {
+  if (changes.some((change) => 'reset' in change)) return [['reset', '1']];
+  const ids = [...new Set(changes.flatMap((change) => ('ids' in change ? change.ids : [])))];
+  const entries: string[][] = [];
+  for (let start = 0; start < ids.length; start += MAX_IDS_PER_CHANGE)
+    entries.push(['ids', ids.slice(start, start + MAX_IDS_PER_CHANGE).join(' ')]);
+  return entries;
 }
 
 /** Whether stream id `a` comes after `b` (`<ms>-<seq>`). */

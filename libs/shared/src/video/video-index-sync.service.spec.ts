@@ -16,6 +16,7 @@ function setUp({ indexDown = false } = {}) {
       calls.push(`index ${videos.map((v) => `${v.id}@${v.version}`).join()}`);
       return indexDown ? Promise.reject(new Error('down')) : Promise.resolve({ indexed: 1, stale: 0 });
     },
+    indexVideo: (video: VideoEntity) => search.indexVideos([video]).then(() => undefined),
     deleteDocument: (id: string) => {
       calls.push(`delete ${id}`);
       return Promise.resolve();

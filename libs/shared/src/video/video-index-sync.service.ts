@@ -18,9 +18,17 @@ export class VideoIndexSyncService {
     private readonly queues: JobQueues,
   ) {}
 
-  /** Writes a row just committed into the index; if that fails, a job retries it. Never throws. */
-  write(video: VideoEntity, requestId?: string): Promise<void> {
-    return this.writeMany([video], requestId);
+  /**
+   * Writes a row just committed into the index (with the writes of other commands in flight at
+   * the same moment, in one bulk request); if that fails, a job retries it. Never throws.
+   */
+  async write(video: VideoEntity, requestId?: string): Promise<void> {
+    try {
+      await this.index.indexVideo(video);
+    } catch (error) {
+      this.logger.warn(`index update for ${video.id} deferred: ${String(error)}`);
+      await this.queues.queueIndexRepair(video.id, video.version, requestId);
+    }
   }
 
   /** Writes rows just committed in one bulk request; if that fails, a job per row retries it. Never throws. */
