@@ -99,6 +99,29 @@ describe('VideoChangeFeed: every committed write of videos, on the real MySQL an
     expect(await changesAfter(start)).toEqual([{ ids: [ids[0]] }, { ids: ids.slice(1) }]);
   });
 
+  it('publishes the writes that make a row active or not, not those between states no search shows', async () => {
+    const [purged, replayed] = await seedVideos(context, 2, { objectsPerVideo: 0 });
+    const now = new Date();
+    const deleting: NextState = { ...softDeleted(now), state: VideoState.Deleting };
+    const start = await feed.newestPosition();
+    await context.videos.applyState(purged!, softDeleted(now), now, { from: VideoState.Active });
+    // A purge: claimed (soft deleted → deleting), then its row removed.
+    await context.videos.applyState(purged!, deleting, now, { from: VideoState.SoftDeleted });
+    const claimed = await context.videos.findLifecycle(purged!);
+    expect(claimed?.state).toBe(VideoState.Deleting);
+    const finished = { video: claimed!, objectsDeleted: 0, purgedAt: now };
+    await context.dataSource.transaction((manager) => context.videos.finishDeletions(manager, [finished]));
+    expect(await context.videos.findLifecycle(purged!)).toBeUndefined();
+    // A replay removes a row a backup brought back, whatever its state: published.
+    const [row] = await context.videos.findByIds([replayed!]);
+    await context.dataSource.transaction((manager) =>
+      context.videos.reapplyDeletions(manager, [
+        { ...finished, video: { ...claimed!, ...row!, id: replayed! } },
+      ]),
+    );
+    expect(await changesAfter(start)).toEqual([{ ids: [purged] }, { ids: [replayed] }]);
+  });
+
   it('publishes content imported over existing rows', async () => {
     const [id] = await seedVideos(context, 1, { objectsPerVideo: 0 });
     const [video] = await context.videos.findByIds([id!]);

@@ -35,7 +35,13 @@ export class StorageService implements OnApplicationShutdown {
       // the SDK's newer default checksums, and computing them costs CPU on every request.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // Each command's middleware stack is resolved once, not on every request (the stack is
+      // never changed per request here; a call with options, the readiness ping's, resolves anew).
+      cacheMiddleware: true,
     });
+    // The SDK gets no logger; its logger middleware still filtered every request's input and
+    // output (a walk of the listing's schema) for the logger that does nothing.
+    this.client.middlewareStack.remove('loggerMiddleware');
   }
 
   /** Fails when the bucket cannot be reached; used by readiness checks. */

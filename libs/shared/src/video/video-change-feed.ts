@@ -11,6 +11,7 @@ import {
 import { REDIS_CLIENT, type RedisClient } from '../redis/redis';
 import { jitteredBackoff, type Backoff } from '../util/backoff';
 import { CoalescingBatcher } from '../util/coalescing-batcher';
+import { VideoState } from './video-state';
 
 /** The Redis stream of changed videos: each entry names the ids of one committed write, or a reset. */
 export const VIDEO_CHANGES_STREAM = 'video-changes';
@@ -26,6 +27,16 @@ const STREAM_LENGTH = 10_000;
  * ids: every reader drops everything it holds, and the stream stays small.
  */
 export const MAX_IDS_PER_CHANGE = 50;
+
+/**
+ * Whether a row's move from state `from` to `to` (undefined: the row is removed) can change what a
+ * search shows, and so must be published: searches show active videos only, so a move between two
+ * other states (a purge claiming a soft-deleted video, then removing it) changes nothing any copy
+ * holds; the move that made the row inactive was published when it was made.
+ */
+export function changesWhatSearchShows(from: VideoState, to: VideoState | undefined): boolean {
+  return from === VideoState.Active || to === VideoState.Active;
+}
 
 /** What one entry says: these videos changed, or anything may have. */
 export type Change = { ids: string[] } | { reset: true };

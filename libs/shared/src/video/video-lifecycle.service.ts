@@ -80,7 +80,7 @@ export class VideoLifecycleService {
       const video = await this.videos.lockById(manager, id);
       const decision: Decision = decide(video, command, actor, now);
       if (decision.kind === 'change') {
-        await this.videos.applyState(id, decision.next, now, { runner: manager });
+        await this.videos.applyState(id, decision.next, now, { runner: manager, from: video!.state });
         await this.outbox.record(manager, [videoChangeEvent(video!, decision.next, actor.sub, now)]);
       }
       return { decision, video };

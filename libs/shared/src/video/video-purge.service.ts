@@ -67,6 +67,7 @@ export class VideoPurgeService {
         const written = await this.videos.applyState(videoId, decision.next, now, {
           runner: manager,
           expectedVersion: video.version,
+          from: video.state,
         });
         if (written) await this.outbox.record(manager, [videoChangeEvent(video, decision.next, null, now)]);
         return written;

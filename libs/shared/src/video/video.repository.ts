@@ -6,7 +6,7 @@ import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import { transactionRetryingDeadlocks } from '../database/transaction';
 import type { IndexedVideo } from '../search/video-document';
 import { purgeDueSql, type NextState } from './video-lifecycle';
-import { VideoChangeFeed } from './video-change-feed';
+import { changesWhatSearchShows, VideoChangeFeed } from './video-change-feed';
 import { VideoState } from './video-state';
 import { VideoEntity } from './video.entity';
 
@@ -255,7 +255,9 @@ export class VideoRepository {
       ids,
       VideoState.Deleting,
     ]);
-    await this.changes.changed(manager, ids);
+    // A finished purge removes rows in `deleting`, which no search shows; a replay removes rows a
+    // backup brought back, in any state.
+    if (deleting === '<>') await this.changes.changed(manager, ids);
   }
 
   /** INSERT IGNORE on the unique video id, so a repeat is a no-op. */
@@ -282,7 +284,8 @@ export class VideoRepository {
   /**
    * Writes a new state and bumps the version. With `expectedVersion`, only if the row is still at
    * that version (optimistic, no lock held). `runner` is the transaction's manager, or the pool.
-   * Returns whether the row was written.
+   * `from`, the state the caller read, lets a write between two states no search shows (a purge's
+   * claim) skip the change feed; without it the write is published. Returns whether the row was written.
    */
   async applyState(
     id: string,
@@ -291,7 +294,8 @@ export class VideoRepository {
     {
       runner = this.dataSource,
       expectedVersion,
-    }: { runner?: EntityManager | DataSource; expectedVersion?: number } = {},
+      from,
+    }: { runner?: EntityManager | DataSource; expectedVersion?: number; from?: VideoState } = {},
   ): Promise<boolean> {
     const result: { affectedRows: number } = await runner.query(
       `UPDATE videos SET state = ?, deleted_at = ?, purge_at = ?, deletion_reason = ?, deletion_requested_by = ?,
@@ -309,7 +313,8 @@ export class VideoRepository {
       ],
     );
     if (result.affectedRows === 0) return false;
-    await this.changes.changed(runner, [id]);
+    if (from === undefined || changesWhatSearchShows(from, next.state))
+      await this.changes.changed(runner, [id]);
     return true;
   }
 
