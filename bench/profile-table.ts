@@ -26,11 +26,17 @@ export function writeProfiles(
 export interface Profiled {
   /** The side's measured rounds: its CPU per part and how many requests (searches, deletes, purges). */
   run: CpuRun;
-  /** The profiled process's part in `run.cpu`. */
-  process: 'api' | 'worker';
+  /** The profiled process's part in `run.cpu` (`bench`: a raw script, run in the bench's own process). */
+  process: 'api' | 'worker' | 'bench';
   /** What one request is: search, delete, purge. */
   per: string;
 }
+
+const PROCESS_NAMES: Record<Profiled['process'], string> = {
+  api: "API's",
+  worker: "worker's",
+  bench: "raw script's",
+};
 
 /**
  * Where a product process's CPU went in its measured rounds, part by part: each part's share of
@@ -49,11 +55,50 @@ export function profileTable(
   const msOf = (share: number) => (share * perRequest).toFixed(3);
   return {
     title:
-      `Where the ${process === 'api' ? "API's" : "worker's"} CPU went, ${name}: ${profiles.length} profiled rounds, ${busyMs.toFixed(0)} ms of busy samples, ` +
+      `Where the ${PROCESS_NAMES[process]} CPU went, ${name}: ${profiles.length} profiled rounds, ${busyMs.toFixed(0)} ms of busy samples, ` +
       `${perRequest.toFixed(2)} ms of CPU per ${per} in those rounds (sampling included); files: ${files.join(', ')}`,
     header: ['part', 'own code', `ms per ${per}`, 'with what it calls', `ms per ${per}`],
     rows: parts
       .filter((part) => part.self >= LISTED.self || part.total >= LISTED.total)
       .map((part) => [part.part, pct(part.self), msOf(part.self), pct(part.total), msOf(part.total)]),
+  };
+}
+
+/** One side of a comparison with its profiles. */
+export interface ProfiledSide {
+  label: string;
+  profiled: Profiled;
+  profiles: readonly CpuProfile[];
+}
+
+/**
+ * Two sides' profiles part by part, in ms of CPU per request (each side's own code, its share of
+ * the busy samples times its process's CPU per request): what one side spends that the other does
+ * not, largest difference first. Parts under 0.02 ms on both sides are left out.
+ */
+export function profileDiffTable(name: string, sides: [ProfiledSide, ProfiledSide]): Table {
+  const spent = ({ profiled, profiles }: ProfiledSide) => {
+    const perRequest = msPer(profiled.run, profiled.process);
+    return {
+      perRequest,
+      ms: new Map(profileParts(profiles).parts.map((part) => [part.part, part.self * perRequest])),
+    };
+  };
+  const a = spent(sides[0]);
+  const b = spent(sides[1]);
+  const parts = [...new Set([...a.ms.keys(), ...b.ms.keys()])]
+    .map((part) => ({ part, a: a.ms.get(part) ?? 0, b: b.ms.get(part) ?? 0 }))
+    .filter((row) => Math.max(row.a, row.b) >= 0.02)
+    .sort((x, y) => y.a - y.b - (x.a - x.b));
+  const [first, second] = sides;
+  return {
+    title:
+      `${name}, part by part (own code, ms of CPU per ${first.profiled.per}, sampling included): ` +
+      `${first.label} ${a.perRequest.toFixed(2)}, ${second.label} ${b.perRequest.toFixed(2)}`,
+    header: ['part', first.label, second.label, 'more'],
+    rows: [
+      ...parts.map((row) => [row.part, row.a.toFixed(3), row.b.toFixed(3), (row.a - row.b).toFixed(3)]),
+      ['all', a.perRequest.toFixed(3), b.perRequest.toFixed(3), (a.perRequest - b.perRequest).toFixed(3)],
+    ],
   };
 }

@@ -6,7 +6,13 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { JOB_QUEUES } from '@app/shared/queue/jobs';
 import { freePort, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
-import { inspectOption, roundProfiler, type CpuProfile, type RoundProfiler } from './lib/cpu-profile';
+import {
+  inspectOption,
+  roundProfiler,
+  selfProfiler,
+  type CpuProfile,
+  type RoundProfiler,
+} from './lib/cpu-profile';
 import { closedLoop } from './lib/stats';
 import { cpuSeconds, cpuSince, totalCpu, type CpuSeconds } from './lib/cpu';
 import { runBeside, warmAlternating, type Alongside } from './lib/load';
@@ -28,8 +34,8 @@ export interface PurgeBench {
   raw: PurgeRun;
   /** The unmeasured alternating rounds before the measured ones. */
   warmUp: Settled;
-  /** With `profile`: the worker's CPU profile of each of its measured rounds. */
-  profiles?: CpuProfile[];
+  /** With `profile`: the worker's and the raw script's CPU profiles of their measured rounds. */
+  profiles?: { worker: CpuProfile[]; raw: CpuProfile[] };
 }
 
 const OBJECTS_PER_VIDEO = 2;
@@ -172,23 +178,28 @@ export async function benchPurge(
     bucket: config.S3_BUCKET,
     index: config.ELASTICSEARCH_INDEX,
   };
-  const viaRawScript = async (count: number): Promise<PurgeRun> => {
+  /** One round of the script's; `alongside` (its profiler, in this process) runs while it purges. */
+  const viaRawScript = async (count: number, alongside?: Alongside): Promise<PurgeRun> => {
     const ids = await dueVideos(context, s3, config, count);
-    const cpu0 = cpuSeconds();
-    const t0 = performance.now();
-    const run = await closedLoop((i) => rawPurge(raw, ids[i]!), { concurrency, total: ids.length });
-    const seconds = (performance.now() - t0) / 1000;
-    if (run.errors > 0) throw new Error(`the raw script failed to purge ${run.errors} of ${count} videos`);
-    return { videos: count, seconds, perSecond: count / seconds, cpu: cpuSince(cpu0) };
+    return runBeside(alongside, async (): Promise<PurgeRun> => {
+      const cpu0 = cpuSeconds();
+      const t0 = performance.now();
+      const run = await closedLoop((i) => rawPurge(raw, ids[i]!), { concurrency, total: ids.length });
+      const seconds = (performance.now() - t0) / 1000;
+      if (run.errors > 0) throw new Error(`the raw script failed to purge ${run.errors} of ${count} videos`);
+      return { videos: count, seconds, perSecond: count / seconds, cpu: cpuSince(cpu0) };
+    });
   };
+  let rawProfiler: RoundProfiler | undefined;
 
   try {
     profiler = inspector ? await roundProfiler(inspector) : undefined;
+    rawProfiler = profile ? await selfProfiler() : undefined;
     // A worker's first start runs every sweep and the reconciler at once: let them finish first.
     await maintenanceSettled(queues);
-    const sides = (alongside?: Alongside) => ({
-      worker: () => viaWorker(videos, alongside),
-      raw: () => viaRawScript(videos),
+    const sides = (profilers?: { worker?: Alongside; raw?: Alongside }) => ({
+      worker: () => viaWorker(videos, profilers?.worker),
+      raw: () => viaRawScript(videos, profilers?.raw),
     });
     const warmUp = await warmAlternating(sides(), {
       minRounds: 3,
@@ -196,15 +207,21 @@ export async function benchPurge(
       maxSeconds: warmUpSeconds.max,
       settledJitShare: 0.01,
     });
-    const measured = await alternate(sides(profiler?.alongside), rounds);
+    const measured = await alternate(
+      sides({ worker: profiler?.alongside, raw: rawProfiler?.alongside }),
+      rounds,
+    );
     return {
       worker: combine(measured.worker),
       raw: combine(measured.raw),
       warmUp,
-      ...(profiler ? { profiles: profiler.profiles } : {}),
+      ...(profiler && rawProfiler
+        ? { profiles: { worker: profiler.profiles, raw: rawProfiler.profiles } }
+        : {}),
     };
   } finally {
     profiler?.close();
+    rawProfiler?.close();
     await worker.stop();
     await pool.end();
     s3.destroy();

@@ -26,7 +26,7 @@ import { Redis } from 'ioredis';
 import { emptyBenchData } from './lib/bench-data';
 import { applyBenchEnv, freePort, openBenchContext, PATHS, startApi, VideoImporter } from './lib/kit';
 import { inspectOption, roundProfiler, type RoundProfiler } from './lib/cpu-profile';
-import { profileTable, writeProfiles } from './profile-table';
+import { profileDiffTable, profileTable, writeProfiles } from './profile-table';
 import {
   machine,
   printTable,
@@ -293,9 +293,29 @@ async function main(): Promise<void> {
         ],
       });
       if (purgeProfiles) {
-        const files = writeProfiles(purgeProfiles, PATHS.cache, { process: 'worker', name: 'purge' });
-        const run = { cpu: purge.worker.cpu, requests: purge.worker.videos };
-        measured(profileTable({ run, process: 'worker', per: 'purge' }, purgeProfiles, 'purge', files));
+        const worker = {
+          run: { cpu: purge.worker.cpu, requests: purge.worker.videos },
+          process: 'worker' as const,
+          per: 'purge',
+        };
+        const raw = {
+          run: { cpu: purge.raw.cpu, requests: purge.raw.videos },
+          process: 'bench' as const,
+          per: 'purge',
+        };
+        const workerFiles = writeProfiles(purgeProfiles.worker, PATHS.cache, {
+          process: 'worker',
+          name: 'purge',
+        });
+        const rawFiles = writeProfiles(purgeProfiles.raw, PATHS.cache, { process: 'bench', name: 'purge' });
+        measured(profileTable(worker, purgeProfiles.worker, 'purge', workerFiles));
+        measured(profileTable(raw, purgeProfiles.raw, 'purge', rawFiles));
+        measured(
+          profileDiffTable('The purge, the worker against the raw script', [
+            { label: 'worker', profiled: worker, profiles: purgeProfiles.worker },
+            { label: 'raw script', profiled: raw, profiles: purgeProfiles.raw },
+          ]),
+        );
       }
       const purgeRatio = purge.worker.perSecond / purge.raw.perSecond;
       targets.push(atLeast('purge rate, worker / raw script', purgeRatio, 0.8));

@@ -5,6 +5,7 @@
  * probe: sampling costs the profiled process some CPU, so a profiled run's ratios are not figures.
  */
 import type { Profiler } from 'node:inspector';
+import { Session } from 'node:inspector/promises';
 import type { Alongside } from './load';
 
 export type CpuProfile = Profiler.Profile;
@@ -89,6 +90,32 @@ export async function roundProfiler(port: number): Promise<RoundProfiler> {
     },
     profiles,
     close: session.close,
+  };
+}
+
+/**
+ * A profiler of this process (the bench's own side of a comparison, a raw script), through an
+ * inspector session of its own: the same sampling interval as `roundProfiler`'s.
+ */
+export async function selfProfiler(): Promise<RoundProfiler> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
+  const profiles: CpuProfile[] = [];
+  return {
+    alongside: () => {
+      const started = session.post('Profiler.start');
+      started.catch(() => undefined);
+      return {
+        async stop() {
+          await started;
+          profiles.push((await session.post('Profiler.stop')).profile);
+        },
+      };
+    },
+    profiles,
+    close: () => session.disconnect(),
   };
 }
 
