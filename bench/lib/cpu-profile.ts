@@ -73,49 +73,42 @@ export interface RoundProfiler {
 
 export async function roundProfiler(port: number): Promise<RoundProfiler> {
   const session = await openSession(port);
-  await session.send('Profiler.enable');
-  await session.send('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
+  return profilerOver((method, params) => session.send(method, params), session.close);
+}
+
+/**
+ * A profiler of this process (the bench's own side of a comparison, a raw script), through an
+ * inspector session of its own, sampling as `roundProfiler` does.
+ */
+export function selfProfiler(): Promise<RoundProfiler> {
+  const session = new Session();
+  session.connect();
+  const post = session.post.bind(session) as (method: string, params?: object) => Promise<unknown>;
+  return profilerOver(post, () => session.disconnect());
+}
+
+/** The profiler over one inspector session, whichever way its commands are sent. */
+async function profilerOver(
+  post: (method: string, params?: object) => Promise<unknown>,
+  close: () => void,
+): Promise<RoundProfiler> {
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
   const profiles: CpuProfile[] = [];
   return {
     alongside: () => {
-      const started = session.send('Profiler.start');
+      const started = post('Profiler.start');
       // Its failure surfaces in `stop`, which awaits it; until then it must not count as unhandled.
       started.catch(() => undefined);
       return {
         async stop() {
           await started;
-          profiles.push((await session.send<{ profile: CpuProfile }>('Profiler.stop')).profile);
+          profiles.push(((await post('Profiler.stop')) as { profile: CpuProfile }).profile);
         },
       };
     },
     profiles,
-    close: session.close,
-  };
-}
-
-/**
- * A profiler of this process (the bench's own side of a comparison, a raw script), through an
- * inspector session of its own: the same sampling interval as `roundProfiler`'s.
- */
-export async function selfProfiler(): Promise<RoundProfiler> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: SAMPLING_INTERVAL_US });
-  const profiles: CpuProfile[] = [];
-  return {
-    alongside: () => {
-      const started = session.post('Profiler.start');
-      started.catch(() => undefined);
-      return {
-        async stop() {
-          await started;
-          profiles.push((await session.post('Profiler.stop')).profile);
-        },
-      };
-    },
-    profiles,
-    close: () => session.disconnect(),
+    close,
   };
 }
 
