@@ -1,14 +1,17 @@
 import type { JobQueues } from '../queue/job-queues.service';
 import type { IndexWriter } from '../search/index-writer.service';
-import { VideoIndexSyncService } from './video-index-sync.service';
+import { INDEX_WRITE_WAIT_MS, VideoIndexSyncService } from './video-index-sync.service';
 import type { VideoEntity } from './video.entity';
 import type { VideoRepository } from './video.repository';
 
 /** The service passes rows through; the fakes read only the id and the version. */
 const stored = { id: 'v', version: 7 } as VideoEntity;
 
-function setUp({ indexDown = false } = {}) {
+function setUp({ indexDown = false, indexHangs = false } = {}) {
   const calls: string[] = [];
+  /** With `indexHangs`, every write waits until released (an engine that does not answer). */
+  const hang = { release: () => undefined as void };
+  const hanging = new Promise<void>((resolve) => (hang.release = resolve));
   const rows = new Map([[stored.id, stored]]);
   const videos = { findByIds: (ids: string[]) => Promise.resolve(ids.flatMap((id) => rows.get(id) ?? [])) };
   const search = {
@@ -16,7 +19,11 @@ function setUp({ indexDown = false } = {}) {
       calls.push(`index ${videos.map((v) => `${v.id}@${v.version}`).join()}`);
       return indexDown ? Promise.reject(new Error('down')) : Promise.resolve({ indexed: 1, stale: 0 });
     },
-    indexVideo: (video: VideoEntity) => search.indexVideos([video]).then(() => undefined),
+    indexVideo: async (video: VideoEntity) => {
+      if (indexHangs) calls.push(`index ${video.id}@${video.version}`);
+      if (indexHangs) return hanging;
+      await search.indexVideos([video]);
+    },
     deleteDocument: (id: string) => {
       calls.push(`delete ${id}`);
       return Promise.resolve();
@@ -33,7 +40,7 @@ function setUp({ indexDown = false } = {}) {
     search as unknown as IndexWriter,
     queues as unknown as JobQueues,
   );
-  return { service, calls };
+  return { service, calls, hang };
 }
 
 describe('VideoIndexSyncService', () => {
@@ -44,6 +51,24 @@ describe('VideoIndexSyncService', () => {
     const down = setUp({ indexDown: true });
     await down.service.write(stored);
     expect(down.calls).toEqual(['index v@7', 'repair v@7']);
+  });
+
+  it('leaves a write the index has not answered within INDEX_WRITE_WAIT_MS to a repair job', async () => {
+    jest.useFakeTimers();
+    try {
+      const { service, calls, hang } = setUp({ indexHangs: true });
+      let done = false;
+      const writing = service.write(stored).then(() => (done = true));
+      await jest.advanceTimersByTimeAsync(INDEX_WRITE_WAIT_MS - 1);
+      expect(done).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(done).toBe(true);
+      expect(calls).toEqual(['index v@7', 'repair v@7']);
+      await writing;
+      hang.release();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('syncs a document from its row, or removes it when the row is gone', async () => {
