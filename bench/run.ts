@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { emptyBenchData } from './lib/bench-data';
 import { applyBenchEnv, freePort, openBenchContext, PATHS, startApi, VideoImporter } from './lib/kit';
-import { inspectOption, roundProfiler, type RoundProfiler } from './lib/cpu-profile';
+import { inspectOption, roundProfiler, type CpuProfile, type RoundProfiler } from './lib/cpu-profile';
 import { profileDiffTable, profileTable, writeProfiles } from './profile-table';
 import {
   machine,
@@ -293,29 +293,25 @@ async function main(): Promise<void> {
         ],
       });
       if (purgeProfiles) {
-        const worker = {
-          run: { cpu: purge.worker.cpu, requests: purge.worker.videos },
-          process: 'worker' as const,
-          per: 'purge',
-        };
-        const raw = {
-          run: { cpu: purge.raw.cpu, requests: purge.raw.videos },
-          process: 'bench' as const,
-          per: 'purge',
-        };
-        const workerFiles = writeProfiles(purgeProfiles.worker, PATHS.cache, {
-          process: 'worker',
-          name: 'purge',
+        const side = (
+          label: string,
+          run: PurgeBench['raw'],
+          process: 'worker' | 'bench',
+          profiles: CpuProfile[],
+        ) => ({
+          label,
+          profiled: { run: { cpu: run.cpu, requests: run.videos }, process, per: 'purge' },
+          profiles,
         });
-        const rawFiles = writeProfiles(purgeProfiles.raw, PATHS.cache, { process: 'bench', name: 'purge' });
-        measured(profileTable(worker, purgeProfiles.worker, 'purge', workerFiles));
-        measured(profileTable(raw, purgeProfiles.raw, 'purge', rawFiles));
-        measured(
-          profileDiffTable('The purge, the worker against the raw script', [
-            { label: 'worker', profiled: worker, profiles: purgeProfiles.worker },
-            { label: 'raw script', profiled: raw, profiles: purgeProfiles.raw },
-          ]),
-        );
+        const sides = [
+          side('worker', purge.worker, 'worker', purgeProfiles.worker),
+          side('raw script', purge.raw, 'bench', purgeProfiles.raw),
+        ] as const;
+        for (const { profiled, profiles } of sides) {
+          const files = writeProfiles(profiles, PATHS.cache, { process: profiled.process, name: 'purge' });
+          measured(profileTable(profiled, profiles, 'purge', files));
+        }
+        measured(profileDiffTable('The purge, the worker against the raw script', [...sides]));
       }
       const purgeRatio = purge.worker.perSecond / purge.raw.perSecond;
       targets.push(atLeast('purge rate, worker / raw script', purgeRatio, 0.8));

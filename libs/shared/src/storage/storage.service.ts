@@ -36,7 +36,8 @@ export class StorageService implements OnApplicationShutdown {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       // Each command's middleware stack is resolved once, not on every request (the stack is
-      // never changed per request here; a call with options, the readiness ping's, resolves anew).
+      // never changed per request here). A call with options (the readiness ping's timeout)
+      // drops the cache, and the next request of each command resolves its stack again.
       cacheMiddleware: true,
     });
     // The SDK gets no logger; its logger middleware still filtered every request's input and

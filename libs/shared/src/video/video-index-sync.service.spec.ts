@@ -20,9 +20,9 @@ function setUp({ indexDown = false, indexHangs = false } = {}) {
       return indexDown ? Promise.reject(new Error('down')) : Promise.resolve({ indexed: 1, stale: 0 });
     },
     indexVideo: async (video: VideoEntity) => {
-      if (indexHangs) calls.push(`index ${video.id}@${video.version}`);
-      if (indexHangs) return hanging;
-      await search.indexVideos([video]);
+      if (!indexHangs) return void (await search.indexVideos([video]));
+      calls.push(`index ${video.id}@${video.version}`);
+      return hanging;
     },
     deleteDocument: (id: string) => {
       calls.push(`delete ${id}`);

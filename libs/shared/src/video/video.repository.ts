@@ -255,9 +255,10 @@ export class VideoRepository {
       ids,
       VideoState.Deleting,
     ]);
-    // A finished purge removes rows in `deleting`, which no search shows; a replay removes rows a
-    // backup brought back, in any state.
-    if (deleting === '<>') await this.changes.changed(manager, ids);
+    // A finished purge removes rows in `deleting`; a replay removes rows a backup brought back, in
+    // any state, so it is published.
+    if (deleting === '<>' || changesWhatSearchShows(VideoState.Deleting, undefined))
+      await this.changes.changed(manager, ids);
   }
 
   /** INSERT IGNORE on the unique video id, so a repeat is a no-op. */
