@@ -10,7 +10,8 @@ import prettier from 'eslint-config-prettier';
  * infrastructure.module.ts). Adding a folder means adding it to a row here.
  */
 const SHARED_LAYERS = [
-  ['util', 'ids', 'net', 'redis', 'auth'],
+  ['util'],
+  ['ids', 'net', 'redis', 'auth'],
   ['config'],
   ['logging', 'telemetry', 'database', 'queue', 'storage', 'search', 'http'],
   ['events'],

@@ -1,5 +1,6 @@
 import type { ProblemBody } from '@app/shared/http/problem';
 import type { SearchPage as Page } from '@app/api/search/search-query.schema';
+import { waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
 import { call, searcher, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
@@ -85,6 +86,42 @@ describe('search cursors (contract §7)', () => {
     expect(body.items.length).toBeGreaterThan(0);
     expect(body.nextCursor).toBeUndefined();
   });
+
+  it('shows operators the walks holding a point in time, beside the ceiling, until the walk ends', async () => {
+    // An API process of its own that reads the stores every 200 ms; every process counts the same walks in Redis.
+    const { metrics } = await system.startApi({
+      METRICS_REFRESH_INTERVAL_MS: '200',
+      SEARCH_PIT_MAX_OPEN: '50',
+    });
+    const exported = async (name: string) => {
+      const response = await fetch(`${metrics}/metrics`, { signal: AbortSignal.timeout(5_000) });
+      const line = (await response.text()).split('\n').find((text) => text.startsWith(`${name} `));
+      return line === undefined ? undefined : Number(line.slice(name.length + 1));
+    };
+    const held = (expected: number) =>
+      waitFor(
+        `search_points_in_time_held at ${expected}`,
+        async () => ((await exported('search_points_in_time_held')) === expected ? true : undefined),
+        { timeoutMs: 10_000 },
+      );
+    expect(await exported('search_points_in_time_max')).toBe(50);
+    const before = await waitFor(
+      'search_points_in_time_held read',
+      () => exported('search_points_in_time_held'),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+
+    // A page by number holds nothing; the walk's first cursor page opens its point in time.
+    const first = (await search('q=okapi&limit=100')).body;
+    const second = (await search(`q=okapi&limit=100&cursor=${encodeURIComponent(first.nextCursor!)}`)).body;
+    await held(before + 1);
+    // Its last page closes it.
+    const last = await search(`q=okapi&limit=100&cursor=${encodeURIComponent(second.nextCursor!)}`);
+    expect(last.body.nextCursor).toBeUndefined();
+    await held(before);
+  }, 60_000);
 
   describe('refuses with a 400 problem naming the parameter', () => {
     let cursor: string;

@@ -100,6 +100,28 @@ describe.each([
     expect(await client.zcard('{search-pit}:all')).toBe(0);
   });
 
+  it('counts the walks held as the overall ceiling does: opening ones in, released and lapsed ones out', async () => {
+    const pits = leases(10, 10);
+    expect(await pits.held()).toBe(0);
+    for (const [walk, caller] of [
+      ['a1', 'alice'],
+      ['a2', 'alice'],
+      ['b1', 'bob'],
+    ] as const) {
+      await pits.acquire(walk, caller);
+      if (walk !== 'b1') await pits.register(walk, caller, `pit-${walk}`);
+    }
+    // Asked for again, a held walk is not counted twice.
+    await pits.acquire('a1', 'alice');
+    expect(await pits.held()).toBe(3);
+    await pits.release('a2', 'alice', 'pit-a2');
+    expect(await pits.held()).toBe(2);
+    // Still in the sorted set until the next acquire drops it, a lapsed slot is no longer counted.
+    now += KEEP_ALIVE_MS + REAPER_MARGIN_MS;
+    expect(await client.zcard('{search-pit}:all')).toBe(2);
+    expect(await pits.held()).toBe(0);
+  });
+
   it('lets slots lapse on their own, and every key expires in Redis too (a crashed API leaks nothing)', async () => {
     const pits = leases(1, 1);
     await pits.acquire('w1', 'c1');

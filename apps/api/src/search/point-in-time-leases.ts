@@ -163,6 +163,14 @@ export class PointInTimeLeases {
     await this.call(() => this.redis.releaseWalk(...this.keys(walk, caller), walk, pit));
   }
 
+  /**
+   * The walks that hold a point in time, or are opening one, now: all callers and API processes
+   * together, as the overall ceiling counts them (a lapsed slot not, though not yet dropped).
+   */
+  held(): Promise<number> {
+    return this.redis.zcount(ALL, `(${this.now()}`, '+inf');
+  }
+
   /** Frees the slot `acquire` took for an opening that failed. */
   abandon(walk: string, caller: string): Promise<void> {
     return this.release(walk, caller, OPENING);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDateBound } from '@app/shared/search/search-params';
+import { commaItems } from '@app/shared/util/comma-items';
 import {
   authorIdSchema,
   charactersWithin,
@@ -40,7 +41,7 @@ const flag = (name: string) =>
 const facetList = z
   .string()
   .transform((value, context) => {
-    const names = value.split(',').map((name) => name.trim());
+    const names = commaItems(value);
     const unknown = names.filter((name) => !(SEARCH_FACETS as readonly string[]).includes(name));
     if (unknown.length > 0) {
       context.addIssue({

@@ -8,6 +8,7 @@ import { CursorWalks } from './cursor-walks';
 import { IndexReads } from './engine/index-reads';
 import { CURSOR_TTL_MS, SearchEngine } from './engine/search-engine';
 import { PointInTimeLeases } from './point-in-time-leases';
+import { PointInTimeMetrics } from './point-in-time-metrics';
 import { SearchController } from './search.controller';
 import { VideoSearchService } from './video-search.service';
 
@@ -20,17 +21,20 @@ import { VideoSearchService } from './video-search.service';
     ActiveVideos,
     VideoSearchService,
     {
-      provide: CursorWalks,
-      inject: [SearchEngine, REDIS_CLIENT, APP_CONFIG],
-      useFactory: (engine: SearchEngine, redis: RedisClient, config: AppConfig) =>
-        new CursorWalks(
-          engine,
-          new PointInTimeLeases(redis, CURSOR_TTL_MS, {
-            all: config.SEARCH_PIT_MAX_OPEN,
-            perCaller: config.SEARCH_PIT_MAX_PER_CALLER,
-          }),
-        ),
+      provide: PointInTimeLeases,
+      inject: [REDIS_CLIENT, APP_CONFIG],
+      useFactory: (redis: RedisClient, config: AppConfig) =>
+        new PointInTimeLeases(redis, CURSOR_TTL_MS, {
+          all: config.SEARCH_PIT_MAX_OPEN,
+          perCaller: config.SEARCH_PIT_MAX_PER_CALLER,
+        }),
     },
+    {
+      provide: CursorWalks,
+      inject: [SearchEngine, PointInTimeLeases],
+      useFactory: (engine: SearchEngine, leases: PointInTimeLeases) => new CursorWalks(engine, leases),
+    },
+    PointInTimeMetrics,
   ],
 })
 export class SearchModule {}

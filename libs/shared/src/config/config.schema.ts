@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { bareHost, DestinationPolicy, parseAllowedHosts } from '../net/destination-policy';
 import { receiverKey } from '../net/receiver-url';
+import { commaItems } from '../util/comma-items';
 
 /** A whole number within bounds, written as plain digits. */
 const int = (min: number, max: number) => {
@@ -30,13 +31,13 @@ const url = (protocols: RegExp, example: string) =>
 
 /** One URL, or several separated by commas: the nodes of one cluster, for a client that fails over. */
 const urlList = (protocols: RegExp, example: string) =>
-  z.string().refine((value) => value.split(',').every((part) => isUrl(part.trim(), protocols)), {
+  z.string().refine((value) => commaItems(value).every((part) => isUrl(part, protocols)), {
     message: `must be a URL like ${example}, or several separated by commas`,
   });
 
 /** What REDIS_URL cannot mean: several servers without REDIS_CLUSTER, or a cluster's database other than 0. */
 function redisUrlProblems(value: string, clustered: boolean): string[] {
-  const parts = value.split(',').map((part) => part.trim());
+  const parts = commaItems(value);
   // A part that is no URL is the field's own problem, named once by its check.
   if (!parts.every((part) => isUrl(part, /^rediss?:$/))) return [];
   const urls = parts.map((part) => new URL(part));
@@ -53,20 +54,10 @@ function redisUrlProblems(value: string, clustered: boolean): string[] {
 /** Webhook receivers: http(s) URLs separated by commas, each once (docs/contract.md §10.4). */
 const webhookUrls = z
   .string()
-  .refine(
-    (value) => value.split(',').every((part) => part.trim() === '' || isUrl(part.trim(), /^https?:$/)),
-    {
-      message: 'must be http(s) URLs like https://receiver.example/hooks, separated by commas',
-    },
-  )
-  .transform((value) => [
-    ...new Set(
-      value
-        .split(',')
-        .map((part) => part.trim())
-        .filter((part) => part !== ''),
-    ),
-  ]);
+  .refine((value) => commaItems(value).every((part) => part === '' || isUrl(part, /^https?:$/)), {
+    message: 'must be http(s) URLs like https://receiver.example/hooks, separated by commas',
+  })
+  .transform((value) => [...new Set(commaItems(value).filter((part) => part !== ''))]);
 
 /** Host names and IP ranges webhook receivers may reach although they are not public (docs/contract.md §10.4). */
 const webhookAllowedHosts = z.string().transform((value, context) => {
@@ -92,7 +83,7 @@ const webhookSecret = z.string().refine(
 /** `key=value` pairs separated by commas, as OpenTelemetry reads OTEL_EXPORTER_OTLP_HEADERS. */
 const otlpHeaders = z
   .string()
-  .refine((value) => value.split(',').every((pair) => /^[^=\s]+=\S/.test(pair.trim())), {
+  .refine((value) => commaItems(value).every((pair) => /^[^=\s]+=\S/.test(pair)), {
     // The value is never repeated: it usually holds a collector's API key.
     message: 'must be key=value pairs separated by commas, like api-key=…,tenant=…',
   });

@@ -9,6 +9,6 @@ import { StoredMetrics } from './stored-metrics';
  */
 @Module({
   providers: [MetricsService, StoredMetrics],
-  exports: [MetricsService],
+  exports: [MetricsService, StoredMetrics],
 })
 export class MetricsModule {}

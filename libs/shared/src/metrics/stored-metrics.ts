@@ -45,14 +45,15 @@ interface Operations {
 }
 
 /** What one read from a store sets: its metrics, by name, each refreshed when the read succeeds. */
-interface Source {
+export interface StoredSource {
   metrics: readonly string[];
   read(): Promise<void>;
 }
 
 /**
  * The metrics read from MySQL and Redis (queue sizes and ages, purge lag and purges due, failing
- * deletions, unfinished erasures and trash operations, undelivered webhooks), read again every
+ * deletions, unfinished erasures and trash operations, undelivered webhooks; those another module
+ * `add`s, as the API's points in time), read again every
  * METRICS_REFRESH_INTERVAL_MS in the background (docs/contract.md §9). A scrape only serialises the registry: however often and by however many scrapers, the stores
  * see one read of each per interval and process, and a scrape never waits for a slow store.
  *
@@ -64,8 +65,8 @@ interface Source {
 @Injectable()
 export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(StoredMetrics.name);
-  private readonly sources: Source[];
-  private readonly reading = new Set<Source>();
+  private readonly sources: StoredSource[];
+  private readonly reading = new Set<StoredSource>();
   private readonly refreshed: Gauge<'metric'>;
   private timer?: NodeJS.Timeout;
   private stopped = false;
@@ -206,6 +207,14 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
     ];
   }
 
+  /**
+   * A read of another module's, refreshed with these: the API's points in time (`PointInTimeMetrics`).
+   * Added while the application is built, it is in the first read at start.
+   */
+  add(source: StoredSource): void {
+    this.sources.push(source);
+  }
+
   onApplicationBootstrap(): void {
     // Not awaited: a store that is down at start must not hold the process back.
     void this.refresh();
@@ -224,7 +233,7 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
     await Promise.all(this.sources.filter((source) => !this.reading.has(source)).map((s) => this.read(s)));
   }
 
-  private async read(source: Source): Promise<void> {
+  private async read(source: StoredSource): Promise<void> {
     this.reading.add(source);
     try {
       await source.read();

@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { nonPublicKind } from './address-ranges';
+import { commaItems } from '../util/comma-items';
 
 /** What `WEBHOOK_ALLOWED_HOSTS` allows although it is not public: host names as written in URLs, and IP ranges. */
 export interface AllowedHosts {
@@ -24,7 +25,7 @@ export function bareHost(host: string): string {
  */
 export function parseAllowedHosts(value: string): AllowedHosts | { invalid: string } {
   const allowed: AllowedHosts = { names: [], ranges: [] };
-  for (const entry of value.split(',').map((part) => part.trim())) {
+  for (const entry of commaItems(value)) {
     if (entry === '') continue;
     const [address = '', prefixText, ...rest] = bareHost(entry).split('/');
     const family = isIP(address);

@@ -1,5 +1,6 @@
 import type { ConnectionOptions } from 'bullmq';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { commaItems } from '../util/comma-items';
 
 /** Injection token for the Redis connection used by health checks and small bookkeeping. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
@@ -15,7 +16,7 @@ export interface RedisConfig {
 
 /** The URLs REDIS_URL names, in order: one, or a cluster's seed nodes separated by commas. */
 export function redisUrls(redisUrl: string): URL[] {
-  return redisUrl.split(',').map((part) => new URL(part.trim()));
+  return commaItems(redisUrl).map((part) => new URL(part));
 }
 
 /** A URL's server and login; every node of a cluster is reached with the first URL's login and TLS. */

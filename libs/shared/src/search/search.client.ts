@@ -1,5 +1,6 @@
 import { Client, SniffingTransport, type TransportOptions } from '@elastic/elasticsearch';
 import { tracingOn, type AppConfig } from '../config/config.schema';
+import { commaItems } from '../util/comma-items';
 
 /** Injection token for the Elasticsearch client. */
 export const SEARCH_CLIENT = Symbol('SEARCH_CLIENT');
@@ -37,10 +38,7 @@ function promptRetryTransport(tracing: boolean): typeof SniffingTransport {
 
 /** The node URLs of ELASTICSEARCH_URL: one, or several separated by commas. */
 export function elasticsearchNodes(url: string): string[] {
-  return url
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
+  return commaItems(url).filter((part) => part !== '');
 }
 
 /**
