@@ -11,6 +11,8 @@ import {
   runbooksMarkdown,
   type MetricType,
 } from '@test/support/observability';
+import type { PointInTimeLeases } from '@app/api/search/point-in-time-leases';
+import { PointInTimeMetrics } from '@app/api/search/point-in-time-metrics';
 import type { AppConfig } from '../config/config.schema';
 import type { ErasureRepository } from '../erasure/erasure.repository';
 import type { OutboxRepository } from '../events/outbox.repository';
@@ -24,12 +26,13 @@ import { StoredMetrics } from './stored-metrics';
 const TARGET_LABELS = ['instance', 'job'];
 
 /**
- * Every metric a process registers, with its type and labels: MetricsService's and StoredMetrics'
- * (whose constructor only registers; the stores are read later, so none is needed here).
+ * Every metric a process registers, with its type and labels: MetricsService's, StoredMetrics' and
+ * the API's PointInTimeMetrics' (whose constructors only register; the stores are read later, so
+ * none is needed here).
  */
 function registeredMetrics(): Map<string, { type: MetricType; labels: string[] }> {
   const metrics = new MetricsService();
-  new StoredMetrics(
+  const stored = new StoredMetrics(
     metrics,
     {} as JobQueues,
     {} as VideoRepository,
@@ -38,6 +41,7 @@ function registeredMetrics(): Map<string, { type: MetricType; labels: string[] }
     {} as TrashOperationRepository,
     { METRICS_REFRESH_INTERVAL_MS: 15_000 } as AppConfig,
   );
+  new PointInTimeMetrics(metrics, stored, {} as PointInTimeLeases, { SEARCH_PIT_MAX_OPEN: 400 } as AppConfig);
   const registered = new Map<string, { type: MetricType; labels: string[] }>();
   for (const metric of metrics.registry.getMetricsAsArray()) {
     const { name, labelNames } = metric as unknown as { name: string; labelNames: string[] };
