@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { bareHost, DestinationPolicy, parseAllowedHosts } from '../net/destination-policy';
 import { receiverKey } from '../net/receiver-url';
+import { redisUrls } from '../redis/redis';
 import { commaItems } from '../util/comma-items';
 
 /** A whole number within bounds, written as plain digits. */
@@ -37,10 +38,9 @@ const urlList = (protocols: RegExp, example: string) =>
 
 /** What REDIS_URL cannot mean: several servers without REDIS_CLUSTER, or a cluster's database other than 0. */
 function redisUrlProblems(value: string, clustered: boolean): string[] {
-  const parts = commaItems(value);
   // A part that is no URL is the field's own problem, named once by its check.
-  if (!parts.every((part) => isUrl(part, /^rediss?:$/))) return [];
-  const urls = parts.map((part) => new URL(part));
+  if (!commaItems(value).every((part) => isUrl(part, /^rediss?:$/))) return [];
+  const urls = redisUrls(value);
   if (!clustered) {
     return urls.length > 1
       ? ['names several servers: set REDIS_CLUSTER=true for the nodes of a Redis Cluster']
