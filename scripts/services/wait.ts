@@ -7,6 +7,7 @@ export function sleep(ms: number): Promise<void> {
 /**
  * Polls `probe` until it returns something other than `undefined`, and returns that. A probe that
  * throws counts as not yet; past the deadline the error names `what` and the probe's last error.
+ * A probe that never settles is abandoned at the deadline, so no wait outlasts its `timeoutMs`.
  */
 export async function waitFor<T>(
   what: string,
@@ -17,16 +18,32 @@ export async function waitFor<T>(
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
-      const value = await probe();
+      const value = await beforeDeadline(probe(), deadline);
       if (value !== undefined) return value;
     } catch (error) {
       lastError = error;
     }
-    await sleep(intervalMs);
+    await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
   }
   throw new Error(
     `Timed out waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
   );
+}
+
+/** `work`'s outcome, or a rejection once `deadline` (epoch ms) has passed. */
+async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(
+      () => fail(new Error('the probe did not answer before the deadline')),
+      deadline - Date.now(),
+    );
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Something accepts TCP connections at host:port. */

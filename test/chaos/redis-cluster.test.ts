@@ -11,6 +11,7 @@ describe('chaos: a Redis Cluster primary killed while deletes, searches and an e
       afterMs: 30_000,
       settleMs: 5_000,
       searchRate: 20,
+      completeWithinMs: 180_000,
     });
     recordReport('Redis Cluster failover', report);
     expect(report.violations).toEqual([]);

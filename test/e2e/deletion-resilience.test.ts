@@ -1,3 +1,5 @@
+import { Redis } from 'ioredis';
+import { QUEUE_PREFIX, QUEUES } from '@app/shared/queue/queues';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { waitFor, type RunningProcess } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
@@ -6,6 +8,34 @@ import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 
 const admin = token('boss', ['admin']);
+
+/**
+ * Leaves a sweep's schedule in Redis with its next run due a minute ago and no job of it to run,
+ * once the worker has made that schedule's first run and its successor (BullMQ's keys, one server).
+ */
+async function loseNextRun(redisUrl: string, queue: string, scheduler: string): Promise<void> {
+  const client = new Redis(redisUrl);
+  const keys = `${QUEUE_PREFIX}:${queue}`;
+  try {
+    const next = await waitFor(
+      `${scheduler}'s first run to have made its successor`,
+      async () => {
+        const score = await client.zscore(`${keys}:repeat`, scheduler);
+        return score !== null && Number(score) > Date.now() ? score : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    const jobId = `repeat:${scheduler}:${next}`;
+    await client
+      .multi()
+      .zrem(`${keys}:delayed`, jobId)
+      .del(`${keys}:${jobId}`)
+      .zadd(`${keys}:repeat`, Date.now() - 60_000, scheduler)
+      .exec();
+  } finally {
+    client.disconnect();
+  }
+}
 
 /**
  * Nothing is lost: each test gives the system its own Redis (so flushing or killing touches no
@@ -63,8 +93,12 @@ describe('deletions complete through faults', () => {
     await expectAllPurged(ids);
   }, 120_000);
 
-  it('re-creates the sweep schedules a flush removed while the worker kept running', async () => {
-    // The sweep runs once at the worker's start and then only hourly: only a re-created schedule runs it again soon.
+  /**
+   * Soft deletes five videos under an hourly purge sweep (it runs at the worker's start, then only a
+   * repaired schedule runs it again soon), lets `lose` take from Redis what a fault takes, makes the
+   * purges due (a day passes; their own jobs are a day away, or gone) and expects every one done.
+   */
+  async function purgedThroughRepairedSchedule(lose: () => Promise<void>): Promise<void> {
     system = await startSystem({
       ...env(),
       PURGE_SWEEP_INTERVAL_MS: '3600000',
@@ -72,14 +106,24 @@ describe('deletions complete through faults', () => {
     });
     const ids = await seedVideos(context, 5);
     await deleteAll(ids, '?retentionDays=1');
-    await redis.flushAll();
-    // A day passes: the purges are due, but Redis lost their jobs and every schedule.
+    await lose();
     await context.dataSource.query('UPDATE videos SET purge_at = ? WHERE id IN (?)', [
       new Date(Date.now() - 1_000),
       ids,
     ]);
-
     await expectAllPurged(ids, 30_000);
+  }
+
+  it('re-creates the sweep schedules a flush removed while the worker kept running', async () => {
+    // Every job and every schedule gone.
+    await purgedThroughRepairedSchedule(() => redis.flushAll());
+  }, 90_000);
+
+  it('re-creates a sweep schedule that Redis kept but whose next run it lost, while the worker kept running', async () => {
+    // What a failover can leave (a run started, its successor never written): the schedule says
+    // its next run was due a minute ago, and no job of it is left to run.
+    await purgedThroughRepairedSchedule(() => loseNextRun(redis.url, QUEUES.maintenance, 'purge-sweep'));
+    expect(system!.processes.some((p) => p.output().includes('schedule overdue: re-created'))).toBe(true);
   }, 90_000);
 
   it('finishes a deletion whose worker was killed with SIGKILL in the middle of it', async () => {

@@ -72,16 +72,37 @@ export function jsonLogLines<T>(running: Pick<RunningProcess, 'output'>, fragmen
     .map((line) => JSON.parse(line) as T);
 }
 
-/** Runs an entry point to completion (under `via`, as `startProcess`). */
+/**
+ * Runs an entry point to completion (under `via`, as `startProcess`). With `timeoutMs`, a run still
+ * going then is killed (code `null`) and its output says so, so a command that hangs fails its
+ * caller's check rather than outlasting the test.
+ */
 export async function runProcess(
   entry: string,
   args: string[],
   env: Record<string, string> = {},
   via: string[] = [],
+  { timeoutMs }: { timeoutMs?: number } = {},
 ): Promise<{ code: number | null; output: string }> {
   const running = startProcess(entry, env, args, via);
-  const code = await new Promise<number | null>((done) => running.child.once('exit', (c) => done(c)));
-  return { code, output: running.output() };
+  const exited = new Promise<number | null>((done) => running.child.once('exit', (c) => done(c)));
+  let late = false;
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          late = true;
+          void running.stop('SIGKILL', 0);
+        }, timeoutMs);
+  try {
+    const code = await exited;
+    return {
+      code,
+      output: running.output() + (late ? `\n[killed: still running after ${timeoutMs} ms]` : ''),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const PORT_VARIABLE = { api: 'PORT', worker: 'WORKER_PORT' } as const;

@@ -37,9 +37,20 @@ export interface OwnRedisCluster {
   stop(): Promise<void>;
 }
 
-/** Runs `work` on a connection of its own to the node at `port`, closed after. */
+/**
+ * Runs `work` on a connection of its own to the node at `port`, closed after. A node that is gone
+ * or silent fails it within seconds: one connection attempt, each command bounded.
+ */
 async function onNode<T>(port: number, work: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 2_000,
+    commandTimeout: 2_000,
+  });
   try {
     await client.connect();
     return await work(client);
@@ -53,6 +64,18 @@ function slotOwners(port: number): Promise<{ from: number; to: number; primary: 
   return onNode(port, async (client) => {
     const ranges = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
     return ranges.map(([from, to, [, primary]]) => ({ from, to, primary }));
+  });
+}
+
+/**
+ * Whether the node at `port` is a replica holding its primary's whole dataset: linked, and its
+ * first full sync done. A primary answers `true`. A replica promoted before then has nothing.
+ */
+function inSync(port: number): Promise<boolean> {
+  return onNode(port, async (client) => {
+    const info = await client.info('replication');
+    if (!/role:slave/.test(info)) return true;
+    return /master_link_status:up/.test(info) && /master_sync_in_progress:0/.test(info);
   });
 }
 
@@ -126,6 +149,15 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
         const states = await Promise.all(nodes.map((node) => clusterState(node.port).catch(() => 'down')));
         return states.every((state) => state === 'ok') ? true : undefined;
       },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    // A replica's first sync waits for more replicas (repl-diskless-sync-delay, 5 s): until it
+    // ends, a failover would promote an empty node. The scenarios take a node of a cluster whose
+    // replicas hold everything, as a cluster that has run for a while does.
+    await waitFor(
+      'every replica to finish its first sync with its primary',
+      async () =>
+        (await Promise.all(nodes.map((node) => inSync(node.port)))).every(Boolean) ? true : undefined,
       { timeoutMs: 30_000, intervalMs: 200 },
     );
   } catch (error) {

@@ -71,7 +71,7 @@ export async function mysqlRestart(options: MysqlRestartOptions): Promise<Scenar
       const sent = await load.finish();
 
       // The worker must finish every deletion the outage held up, including those whose answer was lost.
-      const deletes = await settleDeletions(context, sent, 180_000);
+      const { deletes, late } = await settleDeletions(context, sent, 180_000);
       const stuck = await waitFor(
         'no unfinished deletion',
         async () => {
@@ -98,6 +98,7 @@ export async function mysqlRestart(options: MysqlRestartOptions): Promise<Scenar
       const outage = during(sent, 'outage');
       const shown = deletedShown(sent);
       const violations = [
+        ...late,
         ...improperAnswers(sent).map((s) => `neither 200 nor a proper 503: ${explain(s)}`),
         // A search whose hits the API holds copies of needs no MySQL, and may answer 200 (never a
         // video deleted: `deletedShown` below); every other request needs MySQL, and answers 503.

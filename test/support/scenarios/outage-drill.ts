@@ -77,20 +77,37 @@ export async function runDrill<T>(
   }
 }
 
-/** Waits until every purge a 200 answered for is done; returns the deletes sent. */
+/**
+ * Waits up to `timeoutMs` for every purge a 200 answered for; returns the deletes sent and, as a
+ * violation rather than a thrown wait, the purges still not done then (the checks after it still run).
+ */
 export async function settleDeletions(context: TestContext, sent: DrillSent[], timeoutMs: number) {
   const deletes = sent.filter((s) => s.kind === 'delete');
   const purged = deletes.filter((s) => s.status === 200 && s.deleteKind !== 'soft').map((s) => s.videoId!);
-  await waitUntilGone(context, purged, timeoutMs);
-  return deletes;
+  const late = await waitUntilGone(context, purged, timeoutMs).then(
+    () => [],
+    async () => {
+      const left: { id: string; state: string }[] =
+        purged.length === 0
+          ? []
+          : await context.dataSource.query('SELECT id, state FROM videos WHERE id IN (?)', [purged]);
+      return [
+        `${left.length} of ${purged.length} purges not done ${timeoutMs / 1_000} s after the load: ${JSON.stringify(left)}`,
+      ];
+    },
+  );
+  return { deletes, late };
 }
+
+/** How long a drill's reconcile of a few hundred videos may run before it counts as hung. */
+const RECONCILE_TIMEOUT_MS = 60_000;
 
 /**
  * Runs the reconciler as an operator would (`npm run cli -- reconcile`): the index may lag MySQL
  * after a fault, and this is what brings it back, as the worker's schedule would a little later.
  */
 export async function reconcile(drill: Drill): Promise<{ summary: string; failure?: string }> {
-  const run = await runProcess(ENTRY.cli, ['reconcile'], drill.env);
+  const run = await runProcess(ENTRY.cli, ['reconcile'], drill.env, [], { timeoutMs: RECONCILE_TIMEOUT_MS });
   if (run.code !== 0)
     return { summary: 'failed', failure: `reconcile exited ${run.code}: ${run.output.slice(-500)}` };
   const counts =
@@ -358,7 +375,7 @@ export function drillViolations(
  */
 export async function settleAndCheck(drill: Drill, sent: DrillSent[], timeoutMs: number) {
   const { context } = drill;
-  const deletes = await settleDeletions(context, sent, timeoutMs);
+  const { deletes, late } = await settleDeletions(context, sent, timeoutMs);
   const driftBefore = await indexDrift(context);
   const repair = await reconcile(drill);
   const driftAfter = await indexDrift(context);
@@ -367,6 +384,7 @@ export async function settleAndCheck(drill: Drill, sent: DrillSent[], timeoutMs:
   const whole = await wholeStateViolations(context, drill.ids, sent);
   const shown = deletedShown(sent);
   const violations = [
+    ...late,
     ...deletes.filter((s) => s.status !== 200).map((s) => `delete not 200: ${explain(s)}`),
     ...probes.failures,
     ...(driftAfter.total === 0

@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job, type Queue } from 'bullmq';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import { tracingOn, type AppConfig } from '@app/shared/config/config.schema';
 import { JOB_BACKOFF, JobQueues } from '@app/shared/queue/job-queues.service';
@@ -15,6 +15,7 @@ import { processTraced } from '@app/shared/queue/job-trace';
 import { JOB_NAMES, JOB_QUEUES } from '@app/shared/queue/jobs';
 import { QUEUES, type QueueName } from '@app/shared/queue/queues';
 import {
+  isOverdue,
   keepsItsSlot,
   SWEEP_HANDLERS,
   SWEEP_NAMES,
@@ -23,6 +24,7 @@ import {
   type SweepHandlers,
 } from '../sweeps/sweeps';
 import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
+import { checkConsumer, type ConsumerWatch } from './stuck-worker';
 
 /**
  * Runs a BullMQ worker per queue and dispatches each job to its one handler. The periodic sweeps
@@ -35,7 +37,8 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobRunner.name);
   /** What runs a job, by its name: the handler of a job that is asked for, or a sweep's. */
   private readonly runs: Map<string, (job: Job) => Promise<unknown>>;
-  private readonly workers: Worker[] = [];
+  /** Each queue's consumer in this process, with what the self-check remembers of it. */
+  private readonly consumers = new Map<QueueName, { worker: Worker; watch: ConsumerWatch }>();
   /** Jobs running now, with the lock token that lets this worker hand them back. */
   private readonly active = new Map<Job, string | undefined>();
   private scheduleCheck?: NodeJS.Timeout;
@@ -66,36 +69,65 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       ...new Set([...Object.values(JOB_QUEUES), ...Object.values(SWEEPS).map((sweep) => sweep.queue)]),
       ...this.queues.receiverQueues().map((receiver) => receiver.name),
     ];
-    for (const queueName of queueNames) {
-      const worker = new Worker(queueName, (job: Job, token?: string) => this.dispatch(job, token), {
-        ...this.queues.connection(queueName),
-        concurrency: this.concurrency(queueName),
-        // A killed worker's job is picked up again once its lock lapses.
-        lockDuration: 15_000,
-        stalledInterval: 15_000,
-        maxStalledCount: 2,
-        settings: { backoffStrategy: (attemptsMade: number) => jitteredBackoff(attemptsMade, JOB_BACKOFF) },
-      });
-      worker.on('failed', (job, error) =>
-        this.logger.warn(
-          { jobId: job?.id, name: job?.name, attempts: job?.attemptsMade, err: error.message },
-          'job failed',
-        ),
-      );
-      worker.on('error', (error) =>
-        this.logger.error({ err: error.message, queue: queueName }, 'worker error'),
-      );
-      this.workers.push(worker);
-    }
+    for (const queueName of queueNames) this.startConsumer(queueName);
     await this.scheduleSweeps();
-    // Redis may lose every key (a flush, a failover without persistence) while this worker runs:
-    // a missing schedule is re-created, and so runs at once, within one check interval.
+    // Redis may lose keys while this worker runs (a flush, a failover before the replica had
+    // everything): a schedule that is missing, or overdue with no run left, is re-created, and so
+    // runs at once, within one check interval. A consumer a failover left parked is replaced.
     this.scheduleCheck = setInterval(() => {
-      this.scheduleSweeps({ onlyMissing: true }).catch((error: unknown) =>
+      this.scheduleSweeps({ repair: true }).catch((error: unknown) =>
         this.logger.warn({ err: String(error) }, 'schedule check failed'),
+      );
+      this.replaceStuckConsumers().catch((error: unknown) =>
+        this.logger.warn({ err: String(error) }, 'consumer check failed'),
       );
     }, this.config.SCHEDULE_CHECK_INTERVAL_MS);
     this.scheduleCheck.unref();
+  }
+
+  /** Starts the queue's consumer in this process (BullMQ's `Worker`), in place of any before it. */
+  private startConsumer(queueName: QueueName): void {
+    const worker = new Worker(queueName, (job: Job, token?: string) => this.dispatch(job, token), {
+      ...this.queues.connection(queueName),
+      concurrency: this.concurrency(queueName),
+      // A killed worker's job is picked up again once its lock lapses.
+      lockDuration: 15_000,
+      stalledInterval: 15_000,
+      maxStalledCount: 2,
+      settings: { backoffStrategy: (attemptsMade: number) => jitteredBackoff(attemptsMade, JOB_BACKOFF) },
+    });
+    const consumer = { worker, watch: { takenAt: Date.now() } as ConsumerWatch };
+    worker.on('active', () => (consumer.watch.takenAt = Date.now()));
+    worker.on('failed', (job, error) =>
+      this.logger.warn(
+        { jobId: job?.id, name: job?.name, attempts: job?.attemptsMade, err: error.message },
+        'job failed',
+      ),
+    );
+    worker.on('error', (error) =>
+      this.logger.error({ err: error.message, queue: queueName }, 'worker error'),
+    );
+    this.consumers.set(queueName, consumer);
+  }
+
+  /**
+   * Replaces each consumer that has taken no job for `STUCK_AFTER_MS` while it had a free slot and
+   * jobs waited (`checkConsumer`). The old one is closed without waiting for it: it runs nothing.
+   */
+  private async replaceStuckConsumers(): Promise<void> {
+    for (const [queueName, consumer] of this.consumers) {
+      const running = [...this.active.keys()].filter((job) => job.queueName === queueName).length;
+      const waiting = await this.readyJobs(queueName);
+      const { watch, stuck } = checkConsumer(consumer.watch, { waiting, running, now: Date.now() });
+      consumer.watch = watch;
+      if (!stuck || this.consumers.get(queueName) !== consumer) continue;
+      this.logger.error(
+        { queue: queueName, waiting, idleMs: Date.now() - watch.takenAt },
+        'consumer took no job while jobs waited: replaced',
+      );
+      this.startConsumer(queueName);
+      consumer.worker.close(true).catch(() => undefined);
+    }
   }
 
   /** Jobs of the queue this process runs at once: long walks of batches and each receiver's deliveries have their own. */
@@ -107,16 +139,30 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     return this.config.WORKER_CONCURRENCY;
   }
 
-  /** Upserts each sweep's schedule (at start, so a changed interval applies), or only the missing ones. */
-  private async scheduleSweeps({ onlyMissing = false } = {}): Promise<void> {
+  /**
+   * Upserts each sweep's schedule (at start, so a changed interval applies), or, to `repair`, only
+   * those missing or overdue. A schedule made anew runs at once.
+   */
+  private async scheduleSweeps({ repair = false } = {}): Promise<void> {
     for (const name of SWEEP_NAMES) {
       const { queue: queueName, every, keep }: Sweep = SWEEPS[name];
       const interval = this.config[every];
       const queue = this.queues.queue(queueName);
       const stored = await queue.getJobScheduler(name);
-      if (onlyMissing) {
-        if (stored) continue;
-        this.logger.warn({ scheduler: name }, 'schedule missing from Redis: re-created');
+      if (repair) {
+        if (!stored) {
+          this.logger.warn({ scheduler: name }, 'schedule missing from Redis: re-created');
+        } else if (
+          isOverdue(stored, Date.now(), this.config.SCHEDULE_CHECK_INTERVAL_MS) &&
+          !(await this.runIsPending(queue, name, stored.next))
+        ) {
+          // Upserted as it is, it would wait for its next slot, up to an interval away: made anew,
+          // it runs the run it missed now. A run of it already waiting still runs; sweeps repeat safely.
+          await queue.removeJobScheduler(name);
+          this.logger.warn({ scheduler: name, next: stored.next }, 'schedule overdue: re-created');
+        } else {
+          continue;
+        }
       } else if (stored && !keepsItsSlot(stored, interval)) {
         // BullMQ keeps a schedule's offset within its interval when the interval changes: one left
         // from a longer interval would put each late run up to that old interval away. It starts over.
@@ -126,6 +172,29 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       const opts = keep === undefined ? {} : { removeOnComplete: keep, removeOnFail: keep };
       await queue.upsertJobScheduler(name, { every: interval }, { name, data: {}, opts });
     }
+  }
+
+  /**
+   * Jobs of a queue ready to run now: those waiting, and one more if its earliest delayed job is
+   * due (a consumer that fetches moves due jobs out of `delayed`; a parked one leaves them there).
+   */
+  private async readyJobs(queueName: QueueName): Promise<number> {
+    const queue = this.queues.queue(queueName);
+    const counts = await queue.getJobCounts('wait', 'prioritized');
+    const [earliest] = await queue.getDelayed(0, 0);
+    const due = earliest !== undefined && earliest.timestamp + earliest.delay <= Date.now();
+    return (counts.wait ?? 0) + (counts.prioritized ?? 0) + (due ? 1 : 0);
+  }
+
+  /**
+   * Whether the run a schedule is due to make is still in the queue to be run (a consumer that
+   * took none of it is `replaceStuckConsumers`'s). BullMQ names a schedule's run
+   * `repeat:<scheduler id>:<its time in ms>`.
+   */
+  private async runIsPending(queue: Queue, scheduler: string, next: number | undefined): Promise<boolean> {
+    const run = await queue.getJob(`repeat:${scheduler}:${next}`);
+    const state = run ? await run.getState() : 'unknown';
+    return !['completed', 'failed', 'unknown'].includes(state);
   }
 
   private async dispatch(job: Job, token: string | undefined): Promise<unknown> {
@@ -153,7 +222,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
    */
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.scheduleCheck);
-    const closed = Promise.all(this.workers.map((worker) => worker.close()));
+    const closed = Promise.all([...this.consumers.values()].map(({ worker }) => worker.close()));
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([
       closed.then(() => true),

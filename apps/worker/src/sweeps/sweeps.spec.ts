@@ -1,7 +1,7 @@
 import { loadConfig } from '@app/shared/config/load-config';
 import { JOB_NAMES } from '@app/shared/queue/jobs';
 import fc from 'fast-check';
-import { keepsItsSlot, SWEEP_NAMES, SWEEPS, type Sweep } from './sweeps';
+import { isOverdue, keepsItsSlot, SWEEP_NAMES, SWEEPS, type Sweep } from './sweeps';
 
 describe('SWEEPS', () => {
   it('keeps the schedules Redis already holds: the same job names, queues, intervals and kept runs', () => {
@@ -65,5 +65,31 @@ describe('keepsItsSlot', () => {
     );
     expect(keepsItsSlot({ every: 1_000, offset: 32_531 }, 1_000)).toBe(false);
     expect(keepsItsSlot({ offset: 0 }, 1_000)).toBe(false);
+  });
+});
+
+describe('isOverdue', () => {
+  const times = fc.integer({ min: 0, max: 4_000_000_000_000 });
+  const grace = fc.integer({ min: 1_000, max: 86_400_000 });
+
+  it('leaves a schedule whose next run is ahead, or due within the grace, alone', () => {
+    fc.assert(
+      fc.property(times, grace, fc.integer({ min: -86_400_000, max: 86_400_000 }), (now, graceMs, ahead) => {
+        fc.pre(-ahead <= graceMs);
+        expect(isOverdue({ next: now + ahead }, now, graceMs)).toBe(false);
+      }),
+    );
+  });
+
+  it('finds a schedule whose next run was due longer ago than the grace', () => {
+    fc.assert(
+      fc.property(times, grace, fc.integer({ min: 1, max: 86_400_000 }), (now, graceMs, late) => {
+        expect(isOverdue({ next: now - graceMs - late }, now, graceMs)).toBe(true);
+      }),
+    );
+  });
+
+  it('leaves a schedule that names no next run alone (BullMQ has nothing to compare)', () => {
+    expect(isOverdue({}, Date.now(), 1_000)).toBe(false);
   });
 });
