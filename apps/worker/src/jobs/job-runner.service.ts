@@ -42,6 +42,8 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   /** Jobs running now, with the lock token that lets this worker hand them back. */
   private readonly active = new Map<Job, string | undefined>();
   private scheduleCheck?: NodeJS.Timeout;
+  /** Set once shutdown begins: no consumer is started after it. */
+  private closing = false;
   /** Whether this process traces: each job then runs within a span, the child of its sender's. */
   private readonly tracing: boolean;
 
@@ -120,7 +122,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       const waiting = await this.readyJobs(queueName);
       const { watch, stuck } = checkConsumer(consumer.watch, { waiting, running, now: Date.now() });
       consumer.watch = watch;
-      if (!stuck || this.consumers.get(queueName) !== consumer) continue;
+      if (!stuck || this.closing || this.consumers.get(queueName) !== consumer) continue;
       this.logger.error(
         { queue: queueName, waiting, idleMs: Date.now() - watch.takenAt },
         'consumer took no job while jobs waited: replaced',
@@ -221,6 +223,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
    * for another worker to take up; every job is idempotent, so a job cut off halfway loses nothing.
    */
   async onModuleDestroy(): Promise<void> {
+    this.closing = true;
     clearInterval(this.scheduleCheck);
     const closed = Promise.all([...this.consumers.values()].map(({ worker }) => worker.close()));
     let timer: NodeJS.Timeout | undefined;
