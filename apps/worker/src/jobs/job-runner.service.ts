@@ -127,6 +127,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
         { queue: queueName, waiting, idleMs: Date.now() - watch.takenAt },
         'consumer took no job while jobs waited: replaced',
       );
+      this.metrics.workerRepairs.inc({ repair: 'consumer_replaced' });
       this.startConsumer(queueName);
       consumer.worker.close(true).catch(() => undefined);
     }
@@ -154,6 +155,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       if (repair) {
         if (!stored) {
           this.logger.warn({ scheduler: name }, 'schedule missing from Redis: re-created');
+          this.metrics.workerRepairs.inc({ repair: 'schedule_missing' });
         } else if (
           isOverdue(stored, Date.now(), this.config.SCHEDULE_CHECK_INTERVAL_MS) &&
           !(await this.runIsPending(queue, name, stored.next))
@@ -162,6 +164,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
           // it runs the run it missed now. A run of it already waiting still runs; sweeps repeat safely.
           await queue.removeJobScheduler(name);
           this.logger.warn({ scheduler: name, next: stored.next }, 'schedule overdue: re-created');
+          this.metrics.workerRepairs.inc({ repair: 'schedule_overdue' });
         } else {
           continue;
         }

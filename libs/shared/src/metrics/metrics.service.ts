@@ -35,6 +35,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly workerRepairs = new Counter({
+    name: 'worker_repairs_total',
+    help: "What this worker's self-check repaired after a Redis fault: consumer_replaced, schedule_missing, schedule_overdue",
+    labelNames: ['repair'] as const,
+    registers: [this.registry],
+  });
+
   readonly searchItemCache = new Counter({
     name: 'search_item_cache_lookups_total',
     help: 'Search hits answered from rendered items (hit) or read in full from MySQL (miss); API only',
