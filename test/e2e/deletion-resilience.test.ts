@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { QUEUE_PREFIX, QUEUES } from '@app/shared/queue/queues';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { sampleValue } from '../support/observability';
 import { waitFor, type RunningProcess } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { remains, seedVideos, waitUntilGone } from '../support/seed';
@@ -123,7 +124,15 @@ describe('deletions complete through faults', () => {
     // What a failover can leave (a run started, its successor never written): the schedule says
     // its next run was due a minute ago, and no job of it is left to run.
     await purgedThroughRepairedSchedule(() => loseNextRun(redis.url, QUEUES.maintenance, 'purge-sweep'));
+    // Operators see the repair: a warning in the log, and the worker's count of them.
     expect(system!.processes.some((p) => p.output().includes('schedule overdue: re-created'))).toBe(true);
+    const metrics = await (
+      await fetch(`${system!.workerHealth}/metrics`, { signal: AbortSignal.timeout(5_000) })
+    ).text();
+    expect(
+      sampleValue(metrics, 'worker_repairs_total', { repair: 'schedule_overdue' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(metrics, 'worker_repairs_total', { repair: 'consumer_replaced' }) ?? 0).toBe(0);
   }, 90_000);
 
   it('finishes a deletion whose worker was killed with SIGKILL in the middle of it', async () => {

@@ -1,19 +1,11 @@
+import { sampleValue } from '../support/observability';
 import { jsonLogLines, waitFor } from '../support/processes';
 import { seedVideos, waitUntilGone } from '../support/seed';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { call, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
 
-/** One sample of a Prometheus text exposition, e.g. `queue_jobs{queue="maintenance",state="active"}`. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
-    return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return undefined;
-}
-
+/** A process's `GET /metrics`, checked to be the Prometheus text exposition. */
 async function scrape(url: string): Promise<string> {
   const response = await fetch(`${url}/metrics`);
   expect(response.status).toBe(200);
@@ -59,31 +51,32 @@ describe('operations', () => {
 
     const api = await scrape(system.apiMetrics);
     expect(
-      sample(api, 'http_request_duration_seconds_count', { route: '/api/videos/search', status: '200' }),
+      sampleValue(api, 'http_request_duration_seconds_count', { route: '/api/videos/search', status: '200' }),
     ).toBe(5);
     expect(
-      sample(api, 'http_request_duration_seconds_count', { route: '/api/videos/search', status: '400' }),
+      sampleValue(api, 'http_request_duration_seconds_count', { route: '/api/videos/search', status: '400' }),
     ).toBe(1);
     expect(
-      sample(api, 'http_request_duration_seconds_count', { route: '/api/videos/:id', status: '200' }),
+      sampleValue(api, 'http_request_duration_seconds_count', { route: '/api/videos/:id', status: '200' }),
     ).toBe(3);
     for (const queue of ['video-deletion', 'video-index', 'maintenance']) {
-      expect(sample(api, 'queue_jobs', { queue, state: 'failed' })).toBe(0);
+      expect(sampleValue(api, 'queue_jobs', { queue, state: 'failed' })).toBe(0);
     }
-    expect(sample(api, 'deletions_failing')).toBe(0);
+    expect(sampleValue(api, 'deletions_failing')).toBe(0);
     // The purges just done show once MySQL is read again, within an interval of the last read.
     await waitFor('no purge lag on the API', async () =>
-      sample(await scrape(system.apiMetrics), 'purge_lag_seconds') === 0 ? true : undefined,
+      sampleValue(await scrape(system.apiMetrics), 'purge_lag_seconds') === 0 ? true : undefined,
     );
 
     const worker = await scrape(system.workerHealth);
-    expect(sample(worker, 'job_duration_seconds_count', { name: 'delete-video', outcome: 'completed' })).toBe(
-      3,
-    );
-    expect(sample(worker, 'job_failures_total', { name: 'delete-video' }) ?? 0).toBe(0);
-    expect(sample(worker, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(
+      sampleValue(worker, 'job_duration_seconds_count', { name: 'delete-video', outcome: 'completed' }),
+    ).toBe(3);
+    expect(sampleValue(worker, 'job_failures_total', { name: 'delete-video' }) ?? 0).toBe(0);
+    expect(sampleValue(worker, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     // Both processes run on the Node.js the project pins (Node 24 LTS), and say so.
-    for (const text of [api, worker]) expect(sample(text, 'nodejs_version_info', { major: '24' })).toBe(1);
+    for (const text of [api, worker])
+      expect(sampleValue(text, 'nodejs_version_info', { major: '24' })).toBe(1);
     for (const process of system.processes) {
       const [start] = jsonLogLines<{ node?: string; msg?: string }>(process, '"node":"v');
       expect(start?.node).toMatch(/^v24\.\d+\.\d+$/);
@@ -101,7 +94,7 @@ describe('operations', () => {
     await waitFor(
       'a purge lag of 90 s on the API',
       async () =>
-        (sample(await scrape(system.apiMetrics), 'purge_lag_seconds') ?? 0) >= 90 ? true : undefined,
+        (sampleValue(await scrape(system.apiMetrics), 'purge_lag_seconds') ?? 0) >= 90 ? true : undefined,
       { timeoutMs: 10_000 },
     );
     await context.dataSource.query(

@@ -1,5 +1,6 @@
 import type { ProblemBody } from '@app/shared/http/problem';
 import type { SearchPage as Page } from '@app/api/search/search-query.schema';
+import { sampleValue } from '../support/observability';
 import { waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
 import { call, searcher, startSystem, token, type System } from '../support/system';
@@ -95,8 +96,7 @@ describe('search cursors (contract §7)', () => {
     });
     const exported = async (name: string) => {
       const response = await fetch(`${metrics}/metrics`, { signal: AbortSignal.timeout(5_000) });
-      const line = (await response.text()).split('\n').find((text) => text.startsWith(`${name} `));
-      return line === undefined ? undefined : Number(line.slice(name.length + 1));
+      return sampleValue(await response.text(), name);
     };
     const held = (expected: number) =>
       waitFor(

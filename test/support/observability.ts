@@ -231,17 +231,32 @@ export function exportedFamilies(exposition: string): Map<string, MetricType> {
   return families;
 }
 
-/** The samples of a text exposition: each series' name and labels. */
-export function exportedSamples(exposition: string): { name: string; labels: Record<string, string> }[] {
+/** The samples of a text exposition: each series' name, labels and value. */
+export function exportedSamples(
+  exposition: string,
+): { name: string; labels: Record<string, string>; value: number }[] {
   return exposition
     .split('\n')
     .filter((line) => line !== '' && !line.startsWith('#'))
     .map((line) => {
-      const sample = /^([^{\s]+)(?:\{(.*)\})?\s/.exec(line)!;
+      const sample = /^([^{\s]+)(?:\{(.*)\})?\s+(\S+)/.exec(line)!;
       const labels: Record<string, string> = {};
       for (const pair of (sample[2] ?? '').matchAll(/([^=,\s]+)="((?:[^"\\]|\\.)*)"/g)) {
         labels[pair[1]!] = JSON.parse(`"${pair[2]!}"`) as string;
       }
-      return { name: sample[1]!, labels };
+      return { name: sample[1]!, labels, value: Number(sample[3]) };
     });
+}
+
+/** The value of the first series named `name` that carries every label given, if one is exported. */
+export function sampleValue(
+  exposition: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
+  return exportedSamples(exposition).find(
+    (sample) =>
+      sample.name === name &&
+      Object.entries(labels).every(([label, value]) => sample.labels[label] === value),
+  )?.value;
 }

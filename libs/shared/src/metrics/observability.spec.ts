@@ -4,6 +4,7 @@ import {
   dashboardPanels,
   exportedFamilies,
   exportedSamples,
+  sampleValue,
   exportingFamily,
   headingAnchors,
   observabilityQueries,
@@ -222,10 +223,17 @@ describe('the dashboard and the alerting rules (deploy/observability)', () => {
           {
             name: 'http_request_duration_seconds_count',
             labels: { method: 'GET', route: '/api/videos/search', status: '200' },
+            value: 1,
           },
-          { name: 'webhook_delivery_attempts_total', labels: { outcome: 'a "quoted" \\ outcome' } },
+          { name: 'webhook_delivery_attempts_total', labels: { outcome: 'a "quoted" \\ outcome' }, value: 1 },
         ]),
       );
+      expect(
+        sampleValue(exposition, 'http_request_duration_seconds_sum', { route: '/api/videos/search' }),
+      ).toBe(0.02);
+      expect(
+        sampleValue(exposition, 'http_request_duration_seconds_count', { route: '/nowhere' }),
+      ).toBeUndefined();
     });
 
     it('know the anchors GitHub gives headings', () => {
