@@ -180,15 +180,16 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Jobs of a queue ready to run now: those waiting, and one more if its earliest delayed job is
-   * due (a consumer that fetches moves due jobs out of `delayed`; a parked one leaves them there).
+   * Jobs of a queue ready to run now: those waiting, and those delayed whose time has come (a
+   * consumer that fetches moves them out of `delayed`; a parked one leaves them there). A retry's
+   * time is its backoff's end, which only BullMQ's count by time knows (a job's own `timestamp`
+   * and `delay` are its creation and its last backoff).
    */
   private async readyJobs(queueName: QueueName): Promise<number> {
     const queue = this.queues.queue(queueName);
     const counts = await queue.getJobCounts('wait', 'prioritized');
-    const [earliest] = await queue.getDelayed(0, 0);
-    const due = earliest !== undefined && earliest.timestamp + earliest.delay <= Date.now();
-    return (counts.wait ?? 0) + (counts.prioritized ?? 0) + (due ? 1 : 0);
+    const due = await queue.getDelayedCount(Date.now());
+    return (counts.wait ?? 0) + (counts.prioritized ?? 0) + due;
   }
 
   /**
