@@ -24,7 +24,7 @@ import {
   type SweepHandlers,
 } from '../sweeps/sweeps';
 import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
-import { checkConsumer, type ConsumerWatch } from './stuck-worker';
+import { checkConsumer, readyJobs, type ConsumerWatch } from './stuck-worker';
 
 /**
  * Runs a BullMQ worker per queue and dispatches each job to its one handler. The periodic sweeps
@@ -119,7 +119,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private async replaceStuckConsumers(): Promise<void> {
     for (const [queueName, consumer] of this.consumers) {
       const running = [...this.active.keys()].filter((job) => job.queueName === queueName).length;
-      const waiting = await this.readyJobs(queueName);
+      const waiting = await readyJobs(this.queues.queue(queueName));
       const { watch, stuck } = checkConsumer(consumer.watch, { waiting, running, now: Date.now() });
       consumer.watch = watch;
       if (!stuck || this.closing || this.consumers.get(queueName) !== consumer) continue;
@@ -177,19 +177,6 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       const opts = keep === undefined ? {} : { removeOnComplete: keep, removeOnFail: keep };
       await queue.upsertJobScheduler(name, { every: interval }, { name, data: {}, opts });
     }
-  }
-
-  /**
-   * Jobs of a queue ready to run now: those waiting, and those delayed whose time has come (a
-   * consumer that fetches moves them out of `delayed`; a parked one leaves them there). A retry's
-   * time is its backoff's end, which only BullMQ's count by time knows (a job's own `timestamp`
-   * and `delay` are its creation and its last backoff).
-   */
-  private async readyJobs(queueName: QueueName): Promise<number> {
-    const queue = this.queues.queue(queueName);
-    const counts = await queue.getJobCounts('wait', 'prioritized');
-    const due = await queue.getDelayedCount(Date.now());
-    return (counts.wait ?? 0) + (counts.prioritized ?? 0) + due;
   }
 
   /**
