@@ -1,4 +1,5 @@
 import { connect, createServer } from 'node:net';
+import { withTimeout } from '../../libs/shared/src/util/with-timeout.ts';
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
@@ -18,7 +19,7 @@ export async function waitFor<T>(
   let lastError: unknown;
   while (Date.now() < deadline) {
     try {
-      const value = await beforeDeadline(probe(), deadline);
+      const value = await withTimeout(probe(), deadline - Date.now(), 'the probe');
       if (value !== undefined) return value;
     } catch (error) {
       lastError = error;
@@ -28,22 +29,6 @@ export async function waitFor<T>(
   throw new Error(
     `Timed out waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
   );
-}
-
-/** `work`'s outcome, or a rejection once `deadline` (epoch ms) has passed. */
-async function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, fail) => {
-    timer = setTimeout(
-      () => fail(new Error('the probe did not answer before the deadline')),
-      deadline - Date.now(),
-    );
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Something accepts TCP connections at host:port. */

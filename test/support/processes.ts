@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { withTimeout } from '../../libs/shared/src/util/with-timeout.ts';
 import { freePort, waitFor } from '../../scripts/services/wait.ts';
 
 // Waiting and free ports are the services module's: tests, benches and `services:up` wait alike.
@@ -86,23 +87,14 @@ export async function runProcess(
 ): Promise<{ code: number | null; output: string }> {
   const running = startProcess(entry, env, args, via);
   const exited = new Promise<number | null>((done) => running.child.once('exit', (c) => done(c)));
-  let late = false;
-  const timer =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          late = true;
-          void running.stop('SIGKILL', 0);
-        }, timeoutMs);
-  try {
-    const code = await exited;
-    return {
-      code,
-      output: running.output() + (late ? `\n[killed: still running after ${timeoutMs} ms]` : ''),
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  if (timeoutMs === undefined) return { code: await exited, output: running.output() };
+  return withTimeout(exited, timeoutMs, 'the command').then(
+    (code) => ({ code, output: running.output() }),
+    async () => ({
+      code: await running.stop('SIGKILL', 0),
+      output: `${running.output()}\n[killed: still running after ${timeoutMs} ms]`,
+    }),
+  );
 }
 
 const PORT_VARIABLE = { api: 'PORT', worker: 'WORKER_PORT' } as const;

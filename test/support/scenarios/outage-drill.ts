@@ -84,13 +84,14 @@ export async function runDrill<T>(
 export async function settleDeletions(context: TestContext, sent: DrillSent[], timeoutMs: number) {
   const deletes = sent.filter((s) => s.kind === 'delete');
   const purged = deletes.filter((s) => s.status === 200 && s.deleteKind !== 'soft').map((s) => s.videoId!);
+  if (purged.length === 0) return { deletes, late: [] };
   const late = await waitUntilGone(context, purged, timeoutMs).then(
     () => [],
     async () => {
-      const left: { id: string; state: string }[] =
-        purged.length === 0
-          ? []
-          : await context.dataSource.query('SELECT id, state FROM videos WHERE id IN (?)', [purged]);
+      const left: { id: string; state: string }[] = await context.dataSource.query(
+        'SELECT id, state FROM videos WHERE id IN (?)',
+        [purged],
+      );
       return [
         `${left.length} of ${purged.length} purges not done ${timeoutMs / 1_000} s after the load: ${JSON.stringify(left)}`,
       ];

@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { queuePrefix, QUEUES } from '@app/shared/queue/queues';
 import { bullConnection, closeRedisClient, type RedisClient } from '@app/shared/redis/redis';
 import { authorRemains, followErasure } from '../erasures';
+import { sampleValue } from '../observability';
 import { sleep, waitForStatus } from '../processes';
 import { startOwnRedisCluster } from '../redis-cluster';
 import { seedVideos } from '../seed';
@@ -107,7 +108,7 @@ export async function redisClusterFailover(options: RedisClusterFailoverOptions)
           system.processes
             .flatMap((running) => running.output().split('\n'))
             .filter((line) => /"level":(40|50)/.test(line))
-            .filter((line, n, all) => n >= all.length - 20 || line.includes('next iteration'))
+            .slice(-20)
             .join('\n');
         const stuck: string[] = [];
         const erased =
@@ -162,9 +163,16 @@ export async function redisClusterFailover(options: RedisClusterFailoverOptions)
           ...settled.violations,
         ];
         const { whole } = settled;
-        // What the worker repaired on its own after the failover (its self-check's warnings).
-        const repairs = (message: string) =>
-          system.processes.reduce((n, running) => n + running.output().split(message).length - 1, 0);
+        // What the worker repaired on its own after the failover, as its metrics count it.
+        const workerMetrics = await fetch(`${system.workerHealth}/metrics`, {
+          signal: AbortSignal.timeout(5_000),
+        })
+          .then((response) => response.text())
+          .catch(() => undefined);
+        const repairs = (repair: string) =>
+          workerMetrics === undefined
+            ? '?'
+            : (sampleValue(workerMetrics, 'worker_repairs_total', { repair }) ?? 0);
         return {
           load: `${options.videos} videos; ${settled.deletes.length} deletes (soft, soft now, permanent in turn) and ${sent.length - settled.deletes.length} exact-title searches at ${options.searchRate}/s; an erasure of ${options.erasedVideos} videos`,
           faults: `Redis Cluster (3 primaries, 3 replicas): the deletion queue's primary (port ${killed}, ${queueKeys.length} of its keys) SIGKILLed; its replica (port ${promoted}) took over in ${(failoverMs / 1000).toFixed(1)} s`,
@@ -172,7 +180,7 @@ export async function redisClusterFailover(options: RedisClusterFailoverOptions)
             '200 or 503 + Retry-After while the slot moves (never 500); all 200 after; every deletion and the erasure complete, each purge once',
           observed:
             `during the failover ${tally(during(sent, 'stopping'))}; overall ${tally(sent)}; erasure ${erased?.final.done ?? 0}/${options.erasedVideos}; ` +
-            `worker repairs: ${repairs('consumer took no job')} consumers replaced, ${repairs('schedule missing')} schedules missing and ${repairs('schedule overdue')} overdue re-created; ` +
+            `worker repairs: ${repairs('consumer_replaced')} consumers replaced, ${repairs('schedule_missing')} schedules missing and ${repairs('schedule_overdue')} overdue re-created; ` +
             `end states: ${whole.counts.untouched} untouched, ${whole.counts.soft_deleted} soft deleted, ${whole.counts.purged} purged (one audit each), ${whole.violations.length} partial; reconcile: ${settled.repair.summary}`,
           violations,
         };
