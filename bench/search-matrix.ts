@@ -16,6 +16,7 @@ const SIDES = [
   ['plain', 'plain multi_match'],
   ['elasticsearch', "API's body direct"],
   ['floor', 'floor proxy'],
+  ['framework', "frameworks' floor"],
 ] as const;
 
 /**
@@ -77,7 +78,7 @@ export function searchTable(search: SearchBench, phase: string): Table {
           `whose CPU counts in every side's)`
         : ')'),
     header: loadHeader(
-      'CPU ms per request: API / floor proxy / ES (of it JIT compiler) / MySQL / Redis / load generator',
+      "CPU ms per request: API / floor proxy / frameworks' floor / ES (of it JIT compiler) / MySQL / Redis / load generator",
     ),
     rows: [
       [
@@ -95,6 +96,13 @@ export function searchTable(search: SearchBench, phase: string): Table {
       [
         ...row('plain multi_match through a bare forwarding proxy (the floor)', search.floor),
         cpuPerRequest(search.floor),
+      ],
+      [
+        ...row(
+          "plain multi_match through Nest, Fastify and the Elasticsearch client (the frameworks' floor)",
+          search.framework,
+        ),
+        cpuPerRequest(search.framework),
       ],
       ...(search.suggest
         ? [
@@ -154,6 +162,7 @@ export function matrixTable(runs: ScaleBench[]): Table {
     const search = run[phase];
     const { api, plain, elasticsearch } = search;
     const own = apiOwnCpu(api);
+    const node = [msPer(search.floor, 'floor'), msPer(search.framework, 'framework'), own.node];
     return [
       count(run.videos),
       phase,
@@ -164,6 +173,8 @@ export function matrixTable(runs: ScaleBench[]): Table {
       (api.p50 / elasticsearch.p50).toFixed(2),
       `${own.node.toFixed(2)} / ${own.mysql.toFixed(2)} / ${own.redis.toFixed(2)} (${own.total.toFixed(2)})`,
       (api.perSecond / search.floor.perSecond).toFixed(2),
+      node.map((value) => value.toFixed(2)).join(' / '),
+      (api.perSecond / search.framework.perSecond).toFixed(2),
       search.churn ? search.churn.total.errors : '',
     ];
   };
@@ -183,6 +194,8 @@ export function matrixTable(runs: ScaleBench[]): Table {
       "p50 API / API's body direct",
       "API's own CPU ms per search: Node / MySQL / Redis (sum)",
       'throughput API / floor proxy',
+      "Node ms per search: floor proxy / frameworks' floor / API",
+      "throughput API / frameworks' floor",
       'churn errors',
     ],
     rows: runs.flatMap((run) => [line(run, 'live'), line(run, 'fresh')]),
@@ -204,16 +217,19 @@ export function budgetTable(runs: { videos: number; phase: string; search: Searc
     title:
       'Search: CPU ms per search of every process (API or proxy, Elasticsearch, MySQL, Redis, load generator), ' +
       `what the throughput target leaves the API (plain / ${THROUGHPUT_GOAL} − plain), and the best ratio an API ` +
-      "could reach that cost only the bare forwarding proxy's hop while sending this API's query",
+      "could reach that cost only the bare forwarding proxy's hop, or only the frameworks' floor's, while sending " +
+      "this API's query",
     header: [
       'videos',
       'index',
-      'CPU ms per search: plain / floor / API',
+      "CPU ms per search: plain / floor / frameworks' floor / API",
       'throughput API / plain: from CPU, measured',
       'API adds: engine / API process / MySQL + Redis / load generator',
       `budget at ${THROUGHPUT_GOAL}`,
       "floor's hop + API's engine extra",
       'best ratio with this query',
+      "frameworks' hop + API's engine extra",
+      "best ratio on the API's frameworks",
     ],
     rows: runs.map(({ videos, phase, search }) => {
       const cpu = cpuBudget(search, THROUGHPUT_GOAL);
@@ -221,12 +237,14 @@ export function budgetTable(runs: { videos: number; phase: string; search: Searc
       return [
         count(videos),
         phase,
-        [cpu.plain, cpu.floor, cpu.api].map(f2).join(' / '),
+        [cpu.plain, cpu.floor, cpu.framework, cpu.api].map(f2).join(' / '),
         `${f2(cpu.predicted)}, ${f2(search.api.perSecond / search.plain.perSecond)}`,
         [engine, api, stores, loadGenerator].map(f2).join(' / '),
         f2(cpu.budget),
         `${f2(cpu.hop)} + ${f2(engine)} = ${f2(cpu.hop + engine)}`,
         f2(cpu.best),
+        `${f2(cpu.frameworkHop)} + ${f2(engine)} = ${f2(cpu.frameworkHop + engine)}`,
+        f2(cpu.frameworkBest),
       ];
     }),
   };

@@ -7,7 +7,7 @@ import {
   benchToken,
   buildSearchRequests,
   PATHS,
-  startFloorProxy,
+  startSearchFloor,
   typoSuggestions,
   type BenchContext,
 } from './lib/kit';
@@ -21,7 +21,7 @@ const CHURN: ChurnRate = { perSecond: 20, lagMs: 1000 };
 /** The sample's query mix, read once however many comparisons a run makes (two per catalogue size). */
 let sampleMix: Promise<string[]> | undefined;
 
-type Side = 'api' | 'plain' | 'elasticsearch' | 'floor' | 'suggest';
+type Side = 'api' | 'plain' | 'elasticsearch' | 'floor' | 'framework' | 'suggest';
 
 /** The index behind the alias as the searches found it: its shape is half of what they cost. */
 export interface IndexState {
@@ -52,6 +52,12 @@ export interface SearchBench {
    * in front of the engine costs, against which the API's own work shows.
    */
   floor: MeasuredRun;
+  /**
+   * The same hop through the frameworks the API runs on (bench/floor-framework.ts: Nest on Fastify
+   * in, the Elasticsearch client out, the answer parsed and serialised): the least an API built on
+   * them costs, so that what is the frameworks' and what is the API's own show apart.
+   */
+  framework: MeasuredRun;
   /** `GET /api/videos/suggest` with the same queries cut as if still being typed (quiet runs only). */
   suggest?: MeasuredRun;
   /** The churn beside the searches: each side's rounds, and the whole run (warm-up included). */
@@ -155,20 +161,28 @@ export async function benchSearch(
     request: (i: number) => ({ path: path(i) }),
     concurrency,
   });
+  const throughFloor = (url: string): Omit<HttpLoad, 'durationSeconds'> => ({
+    url,
+    request: (i: number) => ({ path: `/?q=${encodeURIComponent(q(i))}` }),
+    concurrency,
+  });
   const videos = await context.videos.count();
   const churnIds = withChurn ? await churnVideos(context) : [];
-  // After the reads that may fail: the proxy is stopped by the `finally` below, and only there.
-  const floor = await startFloorProxy(config.ELASTICSEARCH_URL, index);
+  // After the reads that may fail: the floors are stopped by the `finally` below, and only there.
+  const floor = await startSearchFloor('floorProxy', config.ELASTICSEARCH_URL, index);
+  const framework = await startSearchFloor('floorFramework', config.ELASTICSEARCH_URL, index).catch(
+    async (error: unknown) => {
+      await floor.process.stop();
+      throw error;
+    },
+  );
   // Only the sides present are run (`alternatingLoads` goes by the object's keys).
   const loads = {
     api: throughApi((i) => `/api/videos/search?q=${encodeURIComponent(q(i))}&limit=${PAGE}`),
     plain: engine((i) => ({ path: `/${index}/_search`, body: JSON.stringify(plainBody(q(i))) })),
     elasticsearch: engine((i) => apiBody(q(i), index)),
-    floor: {
-      url: floor.url,
-      request: (i: number) => ({ path: `/?q=${encodeURIComponent(q(i))}` }),
-      concurrency,
-    },
+    floor: throughFloor(floor.url),
+    framework: throughFloor(framework.url),
     ...(withChurn
       ? {}
       : { suggest: throughApi((i) => `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}`) }),
@@ -213,13 +227,14 @@ export async function benchSearch(
         plain: beside('plain'),
         elasticsearch: beside('elasticsearch'),
         floor: beside('floor'),
+        framework: beside('framework'),
       },
     });
     after = await indexState(context, index);
   } finally {
     // Also after an error: no video stays deleted.
     total = await churn?.stop();
-    await floor.process.stop();
+    await Promise.all([floor.process.stop(), framework.process.stop()]);
   }
   const { suggest, ...compared } = measured;
   return {

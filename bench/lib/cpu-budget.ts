@@ -1,8 +1,8 @@
 import type { CpuSeconds } from './cpu';
 import { cpuMsPer } from './figures';
 
-/** The processes a search comparison counts: the API or proxy, the engine, MySQL, Redis, the load generator. */
-export const CPU_PARTS = ['api', 'floor', 'elasticsearch', 'mysql', 'redis', 'bench'] as const;
+/** The processes a search comparison counts: the API or a floor, the engine, MySQL, Redis, the load generator. */
+export const CPU_PARTS = ['api', 'floor', 'framework', 'elasticsearch', 'mysql', 'redis', 'bench'] as const;
 
 /** One side's requests and the CPU every process spent on them. */
 export interface CpuRun {
@@ -18,9 +18,13 @@ export const msPer = (run: CpuRun, part: string): number =>
 export const machineMs = (run: CpuRun): number => CPU_PARTS.reduce((sum, part) => sum + msPer(run, part), 0);
 
 export interface CpuBudget {
-  /** CPU ms per search, every process: the plain query, through the floor proxy, through the API. */
+  /**
+   * CPU ms per search, every process: the plain query, through the floor proxy, through the
+   * frameworks' floor, through the API.
+   */
   plain: number;
   floor: number;
+  framework: number;
   api: number;
   /** The throughput ratio API / plain that the CPU per search predicts on a machine kept busy. */
   predicted: number;
@@ -32,6 +36,10 @@ export interface CpuBudget {
   hop: number;
   /** The best ratio an API could reach that cost the floor's hop and sent this API's query. */
   best: number;
+  /** What the same hop adds through the API's frameworks (Nest, Fastify, the Elasticsearch client). */
+  frameworkHop: number;
+  /** The best ratio an API on those frameworks could reach that did nothing else and sent this API's query. */
+  frameworkBest: number;
 }
 
 /**
@@ -40,16 +48,26 @@ export interface CpuBudget {
  * the API may add `plain / goal − plain`; an API as cheap as the bare forwarding proxy whose query
  * costs the engine what this API's does adds the floor's hop and the engine's extra, and no less.
  */
-export function cpuBudget(sides: { plain: CpuRun; floor: CpuRun; api: CpuRun }, goal: number): CpuBudget {
-  const { plain, floor, api } = sides;
-  const [plainMs, floorMs, apiMs] = [plain, floor, api].map(machineMs) as [number, number, number];
+export function cpuBudget(
+  sides: { plain: CpuRun; floor: CpuRun; framework: CpuRun; api: CpuRun },
+  goal: number,
+): CpuBudget {
+  const { plain, floor, framework, api } = sides;
+  const [plainMs, floorMs, frameworkMs, apiMs] = [plain, floor, framework, api].map(machineMs) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   const extra = (run: CpuRun, ...parts: string[]) =>
     parts.reduce((sum, part) => sum + msPer(run, part) - msPer(plain, part), 0);
   const engine = extra(api, 'elasticsearch');
   const hop = floorMs - plainMs - extra(floor, 'elasticsearch');
+  const frameworkHop = frameworkMs - plainMs - extra(framework, 'elasticsearch');
   return {
     plain: plainMs,
     floor: floorMs,
+    framework: frameworkMs,
     api: apiMs,
     predicted: plainMs / apiMs,
     added: {
@@ -61,5 +79,7 @@ export function cpuBudget(sides: { plain: CpuRun; floor: CpuRun; api: CpuRun }, 
     budget: plainMs / goal - plainMs,
     hop,
     best: plainMs / (plainMs + hop + engine),
+    frameworkHop,
+    frameworkBest: plainMs / (plainMs + frameworkHop + engine),
   };
 }

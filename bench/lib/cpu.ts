@@ -24,6 +24,7 @@ const PARTS: [string, RegExp][] = [
   ['api', literally(ENTRY.api)],
   ['cli', literally(ENTRY.cli, PATHS.rawBulk)],
   ['floor', literally(PATHS.floorProxy, PATHS.floorDelete)],
+  ['framework', literally(PATHS.floorFramework)],
   ['sink', literally(PATHS.otlpSink)],
 ];
 

@@ -73,6 +73,8 @@ export const PATHS = {
   scraper: resolve(ROOT, 'dist/bench/scraper.js'),
   /** The search step's floor: a bare forwarding proxy, built (bench/floor-proxy.ts). */
   floorProxy: resolve(ROOT, 'dist/bench/floor-proxy.js'),
+  /** The same hop through Nest, Fastify and the Elasticsearch client, built (bench/floor-framework.ts). */
+  floorFramework: resolve(ROOT, 'dist/bench/floor-framework.js'),
   /** The delete step's floor: the raw soft delete behind a bare HTTP server, built (bench/floor-delete.ts). */
   floorDelete: resolve(ROOT, 'dist/bench/floor-delete.js'),
   /** The tracing step's collector, which drops every export, built (bench/otlp-sink.ts). */
@@ -169,15 +171,17 @@ export function startApi(env: Record<string, string> = {}, checkout = ROOT): Pro
 }
 
 /**
- * The search step's floor (bench/floor-proxy.ts) on a free port, forwarding to `elasticsearch`'s
- * `index`: what an HTTP hop in front of the engine costs at the least.
+ * One of the search step's floors on a free port, forwarding the plain query to `elasticsearch`'s
+ * `index`: the bare proxy (bench/floor-proxy.ts), what an HTTP hop in front of the engine costs at
+ * the least, or the same hop through the API's frameworks (bench/floor-framework.ts).
  */
-export async function startFloorProxy(
+export async function startSearchFloor(
+  kind: 'floorProxy' | 'floorFramework',
   elasticsearch: string,
   index: string,
 ): Promise<{ url: string; process: RunningProcess }> {
   const port = await freePort();
-  const running = startProcess(PATHS.floorProxy, {}, [elasticsearch, index, String(port)]);
+  const running = startProcess(PATHS[kind], {}, [elasticsearch, index, String(port)]);
   const url = `http://127.0.0.1:${port}`;
   await waitForStatus(`${url}/?q=ready`, 200, 30_000);
   return { url, process: running };
