@@ -5,8 +5,9 @@
  * docs/benchmarks.svg. `npm run bench -- --chart` only redraws the chart from docs/benchmarks.json.
  *
  * `--only <steps>` runs some of the steps (comma-separated, in their usual order: delete, purge,
- * reindex, scale, search, metrics-scrape, tracing, migration, outbox, outbox-sweep) and writes its report to
- * .cache/bench instead of docs/, so a partial run never replaces the published one.
+ * reindex, scale, search, frameworks, metrics-scrape, tracing, migration, outbox, outbox-sweep)
+ * and writes its report to .cache/bench instead of docs/, so a partial run never replaces the
+ * published one.
  *
  * `scale` is the search matrix: at each size of `--sizes` (or `BENCH_SIZES`; videos of the
  * realistic catalogue on top of the sample, comma-separated: 0,200000,1000000, or 0,20000 with
@@ -15,10 +16,11 @@
  * (live), reindexes, and compares again with nothing else running (fresh). `search` runs one such
  * comparison on whatever the bench's index holds (the sample when it holds nothing), with the churn
  * when `--churn` is given: the probe of an API change. A full run leaves it out (`scale` measured
- * it at every size); `metrics-scrape` and `tracing` search what `scale` left, and `migration`
- * migrates a scratch database of the largest size. `--profile` samples the API's CPU in its
- * measured rounds of the soft delete and of every search comparison, and the worker's in the
- * purge's, and prints it part by part (bench/profile-table.ts).
+ * it at every size), and `frameworks` too, a probe that takes the search comparisons' frameworks'
+ * floor apart layer by layer on whatever the index holds; `metrics-scrape` and `tracing` search
+ * what `scale` left, and `migration` migrates a scratch database of the largest size.
+ * `--profile` samples the API's CPU in its measured rounds of the soft delete and of every search
+ * comparison, and the worker's in the purge's, and prints it part by part (bench/profile-table.ts).
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
@@ -61,6 +63,7 @@ import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
 import { benchScale, type IndexPhase, type ScaleBench } from './scale.bench';
 import { benchSearch, type SearchBench } from './search.bench';
+import { benchFrameworks, frameworksTable } from './frameworks.bench';
 import { benchTracing, SAMPLED_RATIO, type TracingSide } from './tracing.bench';
 import {
   budgetTable,
@@ -82,6 +85,7 @@ const STEPS = [
   'reindex',
   'scale',
   'search',
+  'frameworks',
   'metrics-scrape',
   'tracing',
   'migration',
@@ -89,8 +93,11 @@ const STEPS = [
   'outbox-sweep',
 ] as const;
 type Step = (typeof STEPS)[number];
-/** `search` alone probes whatever the index holds; a full run has measured it within `scale`. */
-const DEFAULT_STEPS = STEPS.filter((step) => step !== 'search');
+/**
+ * `search` alone probes whatever the index holds; a full run has measured it within `scale`, and
+ * the frameworks' floor in it. `frameworks` takes that floor apart, layer by layer: a probe too.
+ */
+const DEFAULT_STEPS = STEPS.filter((step) => step !== 'search' && step !== 'frameworks');
 
 const { values: options } = parseArgs({
   options: {
@@ -163,7 +170,8 @@ async function main(): Promise<void> {
     const videos = await context.videos.count();
     const needsSample =
       ['delete', 'purge', 'reindex'].some((step) => steps.has(step as Step)) ||
-      (videos === 0 && ['search', 'metrics-scrape', 'tracing'].some((step) => steps.has(step as Step)));
+      (videos === 0 &&
+        ['search', 'frameworks', 'metrics-scrape', 'tracing'].some((step) => steps.has(step as Step)));
     if (needsSample && videos !== SAMPLE_VIDEOS) {
       log('resetting the bench database to the sample');
       await emptyBenchData(context);
@@ -452,6 +460,18 @@ async function main(): Promise<void> {
       measured(searchTable(search, phase));
       measured(budgetTable([{ videos: search.videos, phase, search }]));
       targets.unshift(...searchTargets(search, phase), ...suggestTarget(search, phase));
+    }
+
+    if (steps.has('frameworks')) {
+      log("the frameworks' floor, layer by layer");
+      const ladder = await benchFrameworks(config, {
+        concurrency: SEARCH_CONCURRENCY,
+        seconds: SEARCH_SECONDS,
+        rounds: ROUNDS.search,
+        warmUpSeconds: quick ? { min: 8, max: 16 } : { min: 24, max: 300 },
+      });
+      figures.frameworks = ladder;
+      measured(frameworksTable(ladder));
     }
 
     if (steps.has('metrics-scrape')) {
