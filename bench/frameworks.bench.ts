@@ -1,7 +1,7 @@
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { MeasuredRun } from './lib/cpu';
 import { msPer } from './lib/cpu-budget';
-import { cpuPer, loadHeader, row } from './lib/figures';
+import { count, cpuPer, loadHeader, row } from './lib/figures';
 import {
   FRAMEWORK_LAYERS,
   PATHS,
@@ -24,6 +24,8 @@ export const RUNGS = {
 export type Rung = keyof typeof RUNGS;
 
 export interface FrameworksBench {
+  /** Active videos in the index searched. */
+  videos: number;
   concurrency: number;
   seconds: number;
   rounds: number;
@@ -40,11 +42,18 @@ export interface FrameworksBench {
 export async function benchFrameworks(
   config: AppConfig,
   {
+    videos,
     concurrency,
     seconds,
     rounds,
     warmUpSeconds,
-  }: { concurrency: number; seconds: number; rounds: number; warmUpSeconds: { min: number; max: number } },
+  }: {
+    videos: number;
+    concurrency: number;
+    seconds: number;
+    rounds: number;
+    warmUpSeconds: { min: number; max: number };
+  },
 ): Promise<FrameworksBench> {
   const queries = await sampleQueryMix(PATHS.sample);
   const started: RunningProcess[] = [];
@@ -73,7 +82,7 @@ export async function benchFrameworks(
       settledJitShare: 0.01,
     });
     const rungs = await alternatingLoads(loads, { rounds, seconds: seconds / rounds });
-    return { concurrency, seconds, rounds, warmUp: warmed, rungs };
+    return { videos, concurrency, seconds, rounds, warmUp: warmed, rungs };
   } finally {
     await Promise.all(started.map((floor) => floor.stop()));
   }
@@ -88,7 +97,7 @@ export function frameworksTable(ladder: FrameworksBench): Table {
   const rungs = Object.keys(RUNGS) as Rung[];
   return {
     title:
-      `The frameworks' floor, layer by layer: the plain multi_match forwarded at each rung (${ladder.concurrency} connections, ` +
+      `The frameworks' floor, layer by layer, at ${count(ladder.videos)} videos: the plain multi_match forwarded at each rung (${ladder.concurrency} connections, ` +
       `${ladder.seconds} s per rung in ${ladder.rounds} alternating rounds, after a warm-up of ${ladder.warmUp.seconds.toFixed(0)} s)`,
     header: [
       ...loadHeader('CPU ms per search: floor proxy / frameworks’ floor / ES / load generator'),

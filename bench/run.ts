@@ -465,6 +465,7 @@ async function main(): Promise<void> {
     if (steps.has('frameworks')) {
       log("the frameworks' floor, layer by layer");
       const ladder = await benchFrameworks(config, {
+        videos: await context.videos.count(),
         concurrency: SEARCH_CONCURRENCY,
         seconds: SEARCH_SECONDS,
         rounds: ROUNDS.search,
