@@ -13,7 +13,7 @@
  * (`node dist/bench/floor-framework.js <es-url> <index> <port> [nest|fastify|client|json]`), until SIGTERM.
  */
 import 'reflect-metadata';
-import { Agent, createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { text } from 'node:stream/consumers';
 import { Controller, Get, Module, Query } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -21,7 +21,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import Fastify from 'fastify';
 import { createSearchClient } from '@app/shared/search/search.client';
 import type { FrameworkLayers } from './lib/kit';
-import { plainBody } from './lib/plain-query';
+import { plainBody, plainSender } from './lib/plain-query';
 
 const [elasticsearch, index, port, layers = 'nest'] = process.argv.slice(2) as [
   string,
@@ -32,25 +32,13 @@ const [elasticsearch, index, port, layers = 'nest'] = process.argv.slice(2) as [
 const client = createSearchClient({ ELASTICSEARCH_URL: elasticsearch });
 const viaClient = (q: string): Promise<unknown> => client.search({ index, ...plainBody(q) });
 
-const target = new URL(`${elasticsearch}/${index}/_search`);
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const send = plainSender(elasticsearch, index);
 /** The plain query over node:http, its answer read and parsed: what the client does, bare. */
 function viaNodeHttp(q: string): Promise<unknown> {
-  const body = JSON.stringify(plainBody(q));
   return new Promise((resolve, reject) => {
-    const sent = request(
-      target,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (answer) => {
-        text(answer).then((json) => resolve(JSON.parse(json)), reject);
-      },
-    );
-    sent.on('error', reject);
-    sent.end(body);
+    send(q, (answer) => {
+      text(answer).then((json) => resolve(JSON.parse(json)), reject);
+    }).on('error', reject);
   });
 }
 

@@ -6,30 +6,18 @@
  * costs on this machine. A process of its own (`node dist/bench/floor-proxy.js <es-url> <index>
  * <port>`), plain node:http both ways, until SIGTERM.
  */
-import { Agent, createServer, request } from 'node:http';
-import { plainBody } from './lib/plain-query';
+import { createServer } from 'node:http';
+import { plainSender } from './lib/plain-query';
 
-const [elasticsearch, index, port] = process.argv.slice(2);
-const target = new URL(`${elasticsearch}/${index}/_search`);
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const [elasticsearch, index, port] = process.argv.slice(2) as [string, string, string];
+const send = plainSender(elasticsearch, index);
 
 const server = createServer((incoming, answer) => {
   const q = new URL(incoming.url ?? '/', 'http://floor').searchParams.get('q') ?? '';
-  const body = JSON.stringify(plainBody(q));
-  const forwarded = request(
-    target,
-    {
-      method: 'POST',
-      agent,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    },
-    (engine) => {
-      answer.writeHead(engine.statusCode ?? 502, { 'content-type': 'application/json' });
-      engine.pipe(answer);
-    },
-  );
-  forwarded.on('error', () => answer.writeHead(502).end());
-  forwarded.end(body);
+  send(q, (engine) => {
+    answer.writeHead(engine.statusCode ?? 502, { 'content-type': 'application/json' });
+    engine.pipe(answer);
+  }).on('error', () => answer.writeHead(502).end());
 });
 server.listen(Number(port), '127.0.0.1', () => console.log('listening'));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -2,13 +2,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import type { MeasuredRun } from './lib/cpu';
 import { msPer } from './lib/cpu-budget';
 import { count, cpuPer, loadHeader, row } from './lib/figures';
-import {
-  FRAMEWORK_LAYERS,
-  PATHS,
-  startSearchFloor,
-  type FrameworkLayers,
-  type RunningProcess,
-} from './lib/kit';
+import { floorPath, PATHS, startSearchFloor, type RunningProcess, type SearchFloor } from './lib/kit';
 import { alternatingLoads, warmUp, type HttpLoad, type WarmUp } from './lib/load';
 import { sampleQueryMix } from './lib/queries';
 import type { Table } from './lib/report';
@@ -20,7 +14,7 @@ export const RUNGS = {
   client: 'node:http in, the Elasticsearch client out',
   fastify: 'Fastify in, the Elasticsearch client out',
   nest: "Nest on Fastify in, the Elasticsearch client out (the frameworks' floor)",
-} as const satisfies Record<'bare' | FrameworkLayers, string>;
+} as const satisfies Record<SearchFloor, string>;
 export type Rung = keyof typeof RUNGS;
 
 export interface FrameworksBench {
@@ -57,24 +51,17 @@ export async function benchFrameworks(
 ): Promise<FrameworksBench> {
   const queries = await sampleQueryMix(PATHS.sample);
   const started: RunningProcess[] = [];
-  const start = async (kind: 'floorProxy' | 'floorFramework', layers?: FrameworkLayers) => {
-    const floor = await startSearchFloor(kind, config.ELASTICSEARCH_URL, config.ELASTICSEARCH_INDEX, layers);
-    started.push(floor.process);
-    return floor.url;
-  };
   try {
-    const urls: Record<Rung, string> = { bare: await start('floorProxy') } as Record<Rung, string>;
-    for (const layers of FRAMEWORK_LAYERS) urls[layers] = await start('floorFramework', layers);
-    const loads = Object.fromEntries(
-      (Object.keys(RUNGS) as Rung[]).map((rung) => [
-        rung,
-        {
-          url: urls[rung],
-          request: (i: number) => ({ path: `/?q=${encodeURIComponent(queries[i % queries.length]!)}` }),
-          concurrency,
-        },
-      ]),
-    ) as Record<Rung, Omit<HttpLoad, 'durationSeconds'>>;
+    const loads = {} as Record<Rung, Omit<HttpLoad, 'durationSeconds'>>;
+    for (const rung of Object.keys(RUNGS) as Rung[]) {
+      const floor = await startSearchFloor(rung, config.ELASTICSEARCH_URL, config.ELASTICSEARCH_INDEX);
+      started.push(floor.process);
+      loads[rung] = {
+        url: floor.url,
+        request: (i: number) => ({ path: floorPath(queries[i % queries.length]!) }),
+        concurrency,
+      };
+    }
     const warmed = await warmUp(loads, {
       roundSeconds: Math.min(10, warmUpSeconds.min / 2),
       minSeconds: warmUpSeconds.min,

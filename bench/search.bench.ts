@@ -7,6 +7,7 @@ import {
   benchToken,
   buildSearchRequests,
   PATHS,
+  floorPath,
   startSearchFloor,
   typoSuggestions,
   type BenchContext,
@@ -163,14 +164,14 @@ export async function benchSearch(
   });
   const throughFloor = (url: string): Omit<HttpLoad, 'durationSeconds'> => ({
     url,
-    request: (i: number) => ({ path: `/?q=${encodeURIComponent(q(i))}` }),
+    request: (i: number) => ({ path: floorPath(q(i)) }),
     concurrency,
   });
   const videos = await context.videos.count();
   const churnIds = withChurn ? await churnVideos(context) : [];
   // After the reads that may fail: the floors are stopped by the `finally` below, and only there.
-  const floor = await startSearchFloor('floorProxy', config.ELASTICSEARCH_URL, index);
-  const framework = await startSearchFloor('floorFramework', config.ELASTICSEARCH_URL, index).catch(
+  const floor = await startSearchFloor('bare', config.ELASTICSEARCH_URL, index);
+  const framework = await startSearchFloor('nest', config.ELASTICSEARCH_URL, index).catch(
     async (error: unknown) => {
       await floor.process.stop();
       throw error;

@@ -53,21 +53,19 @@ export function cpuBudget(
   goal: number,
 ): CpuBudget {
   const { plain, floor, framework, api } = sides;
-  const [plainMs, floorMs, frameworkMs, apiMs] = [plain, floor, framework, api].map(machineMs) as [
-    number,
-    number,
-    number,
-    number,
-  ];
+  const plainMs = machineMs(plain);
+  const apiMs = machineMs(api);
   const extra = (run: CpuRun, ...parts: string[]) =>
     parts.reduce((sum, part) => sum + msPer(run, part) - msPer(plain, part), 0);
   const engine = extra(api, 'elasticsearch');
-  const hop = floorMs - plainMs - extra(floor, 'elasticsearch');
-  const frameworkHop = frameworkMs - plainMs - extra(framework, 'elasticsearch');
+  /** What a floor adds beside the engine: its own process, and the load generator's extra. */
+  const hopOf = (run: CpuRun) => machineMs(run) - plainMs - extra(run, 'elasticsearch');
+  const hop = hopOf(floor);
+  const frameworkHop = hopOf(framework);
   return {
     plain: plainMs,
-    floor: floorMs,
-    framework: frameworkMs,
+    floor: machineMs(floor),
+    framework: machineMs(framework),
     api: apiMs,
     predicted: plainMs / apiMs,
     added: {

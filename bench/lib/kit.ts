@@ -175,24 +175,32 @@ export function startApi(env: Record<string, string> = {}, checkout = ROOT): Pro
  * Elasticsearch client, as the API; Fastify alone; node:http in and the client out; node:http both
  * ways, the answer still parsed and serialised.
  */
-export const FRAMEWORK_LAYERS = ['nest', 'fastify', 'client', 'json'] as const;
-export type FrameworkLayers = (typeof FRAMEWORK_LAYERS)[number];
+export type FrameworkLayers = 'nest' | 'fastify' | 'client' | 'json';
+
+/** A search floor: the bare proxy (bench/floor-proxy.ts), or the frameworks' floor on some of its layers. */
+export type SearchFloor = 'bare' | FrameworkLayers;
+
+/** The path a search floor answers `q` on. */
+export const floorPath = (q: string): string => `/?q=${encodeURIComponent(q)}`;
 
 /**
  * One of the search step's floors on a free port, forwarding the plain query to `elasticsearch`'s
- * `index`: the bare proxy (bench/floor-proxy.ts), what an HTTP hop in front of the engine costs at
- * the least, or the same hop through the API's frameworks (bench/floor-framework.ts), or some of them.
+ * `index`: the bare proxy, what an HTTP hop in front of the engine costs at the least, or the same
+ * hop through the API's frameworks, or some of them.
  */
 export async function startSearchFloor(
-  kind: 'floorProxy' | 'floorFramework',
+  floor: SearchFloor,
   elasticsearch: string,
   index: string,
-  layers: FrameworkLayers = 'nest',
 ): Promise<{ url: string; process: RunningProcess }> {
   const port = await freePort();
-  const running = startProcess(PATHS[kind], {}, [elasticsearch, index, String(port), layers]);
+  const args = [elasticsearch, index, String(port)];
+  const running =
+    floor === 'bare'
+      ? startProcess(PATHS.floorProxy, {}, args)
+      : startProcess(PATHS.floorFramework, {}, [...args, floor]);
   const url = `http://127.0.0.1:${port}`;
-  await waitForStatus(`${url}/?q=ready`, 200, 30_000);
+  await waitForStatus(`${url}${floorPath('ready')}`, 200, 30_000);
   return { url, process: running };
 }
 

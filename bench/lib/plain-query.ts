@@ -1,3 +1,4 @@
+import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { estypes } from '@elastic/elasticsearch';
 import { VideoState } from '@app/shared/video/video-state';
 
@@ -18,5 +19,31 @@ export function plainBody(q: string): estypes.SearchRequest {
       },
     },
     size: PAGE,
+  };
+}
+
+/**
+ * Posts `plainBody(q)` to `<elasticsearch>/<index>/_search` over node:http with a keep-alive
+ * agent, as a floor does: `answered` gets the engine's answer as it starts to arrive.
+ */
+export function plainSender(
+  elasticsearch: string,
+  index: string,
+): (q: string, answered: (engine: IncomingMessage) => void) => ClientRequest {
+  const target = new URL(`${elasticsearch}/${index}/_search`);
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  return (q, answered) => {
+    const body = JSON.stringify(plainBody(q));
+    const sent = request(
+      target,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      answered,
+    );
+    sent.end(body);
+    return sent;
   };
 }
