@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { VideoSummary } from '@app/shared/video/video.repository';
 import { activeVideosOver, videoSummary } from '@test/fakes/fake-active-videos';
 import { FakeChangeFeed } from '@test/fakes/fake-change-feed';
@@ -99,6 +100,57 @@ describe('ActiveVideos', () => {
     // A search that begins now needs a read of its own.
     await active.sync()();
     expect(feed.reads - reads).toBe(2);
+  });
+
+  it('never shows a video deleted before the search began, however the reads and answers interleave', async () => {
+    const ids = ['v1', 'v2', 'v3'];
+    // A step: a search begins; one answer under way (the feed's or MySQL's, chosen by the scheduler)
+    // comes back; a video is deleted (in MySQL, then on the feed); or a video changes and stays active
+    // (its copies are dropped, and MySQL is asked about it again).
+    const step = fc.oneof(
+      fc.constant({ kind: 'search' as const }),
+      fc.constant({ kind: 'answer' as const }),
+      fc.record({ kind: fc.constantFrom('delete' as const, 'change' as const), id: fc.constantFrom(...ids) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), fc.array(step, { maxLength: 30 }), async (s, steps) => {
+        const feed = new FakeChangeFeed();
+        const videos = new FakeVideos();
+        const active = activeVideosOver(videos, { feed });
+        await active.heads(ids, await active.sync()()); // the copies are kept
+        feed.delay = videos.during = () => s.schedule(Promise.resolve());
+        const deleted = new Set<string>();
+        const searches: Promise<void>[] = [];
+        for (const next of steps) {
+          if (next.kind === 'answer') {
+            if (s.count() > 0) await s.waitOne();
+          } else if (next.kind === 'search') {
+            const deletedBefore = [...deleted];
+            const synced = active.sync();
+            searches.push(
+              (async () => {
+                await s.schedule(Promise.resolve()); // the engine ranks, while other reads go out and come back
+                const shown = await active.heads(ids, await synced());
+                for (const id of deletedBefore) expect(shown.has(id)).toBe(false);
+              })(),
+            );
+          } else {
+            if (next.kind === 'delete') videos.rows.delete(next.id);
+            feed.publish({ ids: [next.id] });
+            if (next.kind === 'delete') deleted.add(next.id);
+          }
+        }
+        // Every answer still under way comes back, those the searches send meanwhile too.
+        let settled = false;
+        const checked = Promise.all(searches).finally(() => (settled = true));
+        while (!settled) {
+          await s.waitAll();
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await checked;
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('asks MySQL about every hit while the feed cannot be read, and starts afresh after', async () => {
