@@ -11,8 +11,8 @@ export class FakeChangeFeed {
   /** Entries up to this position are gone, as Redis trims them. */
   trimmedUpTo = 0;
   reads = 0;
-  /** Awaited before each answer, when set (a test's scheduler). */
-  delay: (() => Promise<void>) | undefined;
+  /** Awaited while each read is under way, when set (a test's scheduler), as `FakeVideos.during`. */
+  during: (() => Promise<void>) | undefined;
   private held: (() => void)[] | null = null;
   private readonly listeners: ((change: Change) => void)[] = [];
 
@@ -61,7 +61,7 @@ export class FakeChangeFeed {
     const down = this.down;
     const answered = down ? undefined : answer();
     if (this.held) await new Promise<void>((resolve) => this.held!.push(resolve));
-    await this.delay?.();
+    await this.during?.();
     if (down) throw new Error('Redis is away');
     return answered!;
   }

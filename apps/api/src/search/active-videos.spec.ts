@@ -118,12 +118,12 @@ describe('ActiveVideos', () => {
         const videos = new FakeVideos();
         const active = activeVideosOver(videos, { feed });
         await active.heads(ids, await active.sync()()); // the copies are kept
-        feed.delay = videos.during = () => s.schedule(Promise.resolve());
+        feed.during = videos.during = () => s.schedule(Promise.resolve());
         const deleted = new Set<string>();
         const searches: Promise<void>[] = [];
         for (const next of steps) {
           if (next.kind === 'answer') {
-            if (s.count() > 0) await s.waitOne();
+            if (s.count() > 0) await s.waitNext(1);
           } else if (next.kind === 'search') {
             const deletedBefore = [...deleted];
             const synced = active.sync();
@@ -135,19 +135,15 @@ describe('ActiveVideos', () => {
               })(),
             );
           } else {
-            if (next.kind === 'delete') videos.rows.delete(next.id);
+            if (next.kind === 'delete') {
+              videos.rows.delete(next.id);
+              deleted.add(next.id);
+            }
             feed.publish({ ids: [next.id] });
-            if (next.kind === 'delete') deleted.add(next.id);
           }
         }
         // Every answer still under way comes back, those the searches send meanwhile too.
-        let settled = false;
-        const checked = Promise.all(searches).finally(() => (settled = true));
-        while (!settled) {
-          await s.waitAll();
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        await checked;
+        await s.waitFor(Promise.all(searches));
       }),
       { numRuns: 300 },
     );
