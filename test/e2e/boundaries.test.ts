@@ -242,7 +242,10 @@ describe('every route at its documented boundaries (fast-check)', () => {
           }
         }
         let raw = queryString(query);
-        if (a.extra === 'unknown') raw += '&utm_source=boundary';
+        if (a.extra === 'unknown') {
+          raw += '&utm_source=boundary';
+          valid = false;
+        }
         if (a.extra === 'duplicate') {
           raw += `&sort=relevance&sort=${encodeURIComponent(a.sort.value ?? 'newest')}`;
           valid = false;
@@ -408,7 +411,11 @@ describe('every route at its documented boundaries (fast-check)', () => {
       },
       { weight: 1, arbitrary: fc.integer({ min: 129, max: 400 }).map((n) => bad('é'.repeat(n))) },
     );
-    const dryRun = fc.constantFrom(undefined, 'true', 'TRUE', 'false', 'no', '').map(ok);
+    // A strict flag (§4): `true` or `false` in any letter case, anything else a 400.
+    const dryRun = fc.oneof(
+      fc.constantFrom(undefined, 'true', 'TRUE', 'false', 'False').map(ok),
+      fc.constantFrom('no', '', 'maybe', '1').map(bad),
+    );
     await fc.assert(
       fc.asyncProperty(
         authorId,
@@ -430,7 +437,7 @@ describe('every route at its documented boundaries (fast-check)', () => {
             ],
             bearer,
           );
-          const valid = author.valid && retentionDays.valid;
+          const valid = author.valid && retentionDays.valid && dry.valid;
           const isDry = dry.value?.toLowerCase() === 'true';
           judge(answer, valid, isDry ? 200 : 202);
           if (valid && isDry) expect(answer.body).toEqual({ videos: 0, dryRun: true });

@@ -88,7 +88,7 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
   }, 120_000);
 
   it('searches', async () => {
-    const answer = await api.search({ q: 'wombat', limit: '5' }, author);
+    const answer = await api.search({ q: 'wombat', limit: 5 }, author);
     expect(answer.status).toBe(200);
     expect(answer.contentType).toMatch(/^application\/json/);
     expect(answer.data).toMatchObject({ page: 1, limit: 5, total: 1, totalPages: 1 });
@@ -98,23 +98,23 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
   }, 30_000);
 
   it('searches with highlights and facets, and completes a title', async () => {
-    const answer = await api.search({ q: 'wombat', highlight: 'true', facets: 'year,author' }, author);
+    const answer = await api.search({ q: 'wombat', highlight: true, facets: 'year,author' }, author);
     expect(answer.status).toBe(200);
     expect(answer.data!.items[0]!.highlights).toEqual({ title: ['Generated <mark>wombat</mark> client'] });
     expect(answer.data!.facets!.author).toEqual([{ value: 'client-author', count: 1 }]);
     expect(answer.data!.facets!.year).toHaveLength(1);
 
-    const suggestions = await api.suggest({ q: 'generated wom', limit: '3' }, author);
+    const suggestions = await api.suggest({ q: 'generated wom', limit: 3 }, author);
     expect(suggestions).toMatchObject({
       status: 200,
       data: { items: [{ id: videoId, title: 'Generated wombat client' }] },
     });
-    expectProblem(await api.suggest({ q: 'generated', limit: '99' }, author), 400);
+    expectProblem(await api.suggest({ q: 'generated', limit: 99 }, author), 400);
   }, 30_000);
 
   it('soft-deletes, then restores', async () => {
     const found = async () => (await api.search({ q: 'wombat' }, author)).data!.items.map((item) => item.id);
-    const deleted = await api.deleteVideo(videoId, { retentionDays: '7' }, author);
+    const deleted = await api.deleteVideo(videoId, { retentionDays: 7 }, author);
     expect(deleted).toMatchObject({ status: 200, data: { id: videoId, state: 'soft_deleted' } });
     expect(await found()).toEqual([]);
 
@@ -135,9 +135,9 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
   }, 30_000);
 
   it('lists the trash, follows a trash operation, reads a deletion receipt, and counts an erasure in a dry run', async () => {
-    const deleted = await api.deleteVideo(videoId, { retentionDays: '3' }, author);
+    const deleted = await api.deleteVideo(videoId, { retentionDays: 3 }, author);
     expect(deleted.status).toBe(200);
-    const trash = await api.listTrash({ limit: '10' }, author);
+    const trash = await api.listTrash({ limit: 10 }, author);
     expect(trash).toMatchObject({ status: 200, data: { page: 1, limit: 10, total: 1, totalPages: 1 } });
     expect(trash.data!.items.map((item) => item.id)).toEqual([videoId]);
     const receipt = await api.getVideoDeletion(videoId, author);
@@ -149,10 +149,10 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
       completedAt: null,
     });
     expect(receipt.data!.purgeAt).toBe(trash.data!.items[0]!.purgeAt);
-    const dryRun = await api.eraseAuthorVideos('client-author', { dryRun: 'true' }, author);
+    const dryRun = await api.eraseAuthorVideos('client-author', { dryRun: true }, author);
     expect(dryRun).toMatchObject({ status: 200, data: { videos: 1, dryRun: true } });
-    expectProblem(await api.eraseAuthorVideos('client-author', { dryRun: 'true' }, stranger), 403);
-    expectProblem(await api.listTrash({ limit: '101' }, author), 400);
+    expectProblem(await api.eraseAuthorVideos('client-author', { dryRun: true }, stranger), 403);
+    expectProblem(await api.listTrash({ limit: 101 }, author), 400);
     // No worker runs here: the operation is accepted and stays running, and an empty answers it.
     const restoring = await api.restoreTrash({}, author);
     expect(restoring).toMatchObject({ status: 202, data: { videos: 1, state: 'running' } });
@@ -173,7 +173,7 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
   it('gets problems: 401 without a token, 400 for bad input, 403 and 404', async () => {
     expectProblem(await api.search({ q: 'wombat' }), 401);
 
-    const badLimit = expectProblem(await api.search({ q: 'wombat', limit: '0' }, author), 400);
+    const badLimit = expectProblem(await api.search({ q: 'wombat', limit: 0 }, author), 400);
     expect(badLimit.errors!.map((e) => e.name)).toEqual(['limit']);
     const badId = expectProblem(await api.deleteVideo('not-a-uuid', {}, author), 400);
     expect(badId.errors!.map((e) => e.name)).toEqual(['id']);

@@ -108,23 +108,23 @@ export interface VideoApiCalls {
   search(
     query: {
       q: string;
-      limit?: string;
+      limit?: number;
       sort?: 'relevance' | 'newest' | 'oldest';
       cursor?: string;
-      highlight?: string;
+      highlight?: boolean;
       facets?: string;
     },
     token?: string,
   ): Promise<Answer<SearchPage>>;
-  suggest(query: { q: string; limit?: string }, token?: string): Promise<Answer<Suggestions>>;
+  suggest(query: { q: string; limit?: number }, token?: string): Promise<Answer<Suggestions>>;
   deleteVideo(
     id: string,
-    query: { permanent?: string; retentionDays?: string },
+    query: { permanent?: boolean; retentionDays?: number },
     token?: string,
   ): Promise<Answer<Deletion>>;
   restoreVideo(id: string, token?: string): Promise<Answer<Restoration>>;
   listTrash(
-    query: { page?: string; limit?: string; authorId?: string },
+    query: { page?: number; limit?: number; authorId?: string },
     token?: string,
   ): Promise<Answer<TrashPage>>;
   restoreTrash(query: { authorId?: string }, token?: string): Promise<Answer<TrashOperationAccepted>>;
@@ -133,7 +133,7 @@ export interface VideoApiCalls {
   getVideoDeletion(id: string, token?: string): Promise<Answer<DeletionReceipt>>;
   eraseAuthorVideos(
     authorId: string,
-    query: { dryRun?: string; permanent?: string; retentionDays?: string },
+    query: { dryRun?: boolean; permanent?: boolean; retentionDays?: number },
     token?: string,
   ): Promise<Answer<ErasureAnswer>>;
   liveness(): Promise<Answer<{ status: 'ok' }>>;

@@ -120,17 +120,30 @@ function withoutDialect(json: Record<string, unknown>): Record<string, unknown> 
   return json;
 }
 
+/**
+ * A parameter's validator reads text; where it declares how it looks on the wire (an integer, a
+ * boolean, a UUID: common/query-params.ts), that schema replaces the string one zod derives.
+ */
+function wireSchema({ jsonSchema }: { jsonSchema: Record<string, unknown> }): void {
+  const { wire, description } = jsonSchema as { wire?: Record<string, unknown>; description?: unknown };
+  if (!wire) return;
+  for (const keyword of Object.keys(jsonSchema)) delete jsonSchema[keyword];
+  Object.assign(jsonSchema, wire, description === undefined ? {} : { description });
+}
+
 function parameters(schema: z.ZodObject | undefined, where: 'path' | 'query') {
   if (!schema) return [];
-  const object = withoutDialect(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })) as {
+  const object = withoutDialect(
+    z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', override: wireSchema }),
+  ) as {
     properties?: Record<string, Record<string, unknown>>;
     required?: string[];
   };
-  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
+  return Object.entries(object.properties ?? {}).map(([name, { description, ...property }]) => ({
     name,
     in: where,
     required: where === 'path' || (object.required ?? []).includes(name),
-    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+    ...(typeof description === 'string' ? { description } : {}),
     schema: property,
   }));
 }

@@ -1,14 +1,30 @@
 import { createParamDecorator, type ExecutionContext, type PipeTransform } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ProblemException, type ProblemFieldError } from '@app/shared/http/problem';
+import { noQuery } from './query-params';
 
 type Validated<S extends z.ZodType> =
   { ok: true; data: z.output<S> } | { ok: false; errors: ProblemFieldError[] };
 
 /**
+ * A parameter the route does not take is refused, not ignored: a misspelt `dryRun` must not turn a
+ * dry run into the real thing.
+ */
+function unknownParameters(schema: z.ZodType, input: Record<string, unknown>): ProblemFieldError[] {
+  if (!(schema instanceof z.ZodObject)) return [];
+  const known = Object.keys(schema.shape);
+  const takes =
+    known.length === 0 ? 'this route takes no parameters' : `this route takes ${known.join(', ')}`;
+  return Object.keys(input)
+    .filter((name) => !known.includes(name))
+    .map((name) => ({ name, reason: `${name} is not a parameter of this route: ${takes}` }));
+}
+
+/**
  * Checks one request part against its schema. A parameter given twice arrives as an array and is
- * refused as such; every other problem is the schema's own message, one entry per parameter.
+ * refused as such, as is one the route does not take; every other problem is the schema's own
+ * message, one entry per parameter.
  */
 export function validatePart<S extends z.ZodType>(schema: S, value: unknown): Validated<S> {
   const input = (value ?? {}) as Record<string, unknown>;
@@ -16,7 +32,7 @@ export function validatePart<S extends z.ZodType>(schema: S, value: unknown): Va
     .filter(([, v]) => Array.isArray(v))
     .map(([name]) => ({ name, reason: `${name} must be given at most once` }));
   const result = schema.safeParse(input);
-  const errors: ProblemFieldError[] = [...repeated];
+  const errors: ProblemFieldError[] = [...repeated, ...unknownParameters(schema, input)];
   for (const issue of result.success ? [] : result.error.issues) {
     const name = String(issue.path[0] ?? 'request');
     if (!errors.some((e) => e.name === name)) errors.push({ name, reason: issue.message });
@@ -35,12 +51,18 @@ export class ZodValidationPipe<S extends z.ZodType> implements PipeTransform<unk
   }
 }
 
-/** Validates path parameters and query together, so one 400 names every bad parameter of both. */
-export function ValidatedInput<P extends z.ZodType, Q extends z.ZodType>(schemas: { params: P; query: Q }) {
+/**
+ * Validates path parameters and query together, so one 400 names every bad parameter of both. A
+ * route without a query schema takes no query parameters at all.
+ */
+export function ValidatedInput<P extends z.ZodType, Q extends z.ZodType = typeof noQuery>(schemas: {
+  params: P;
+  query?: Q;
+}) {
   return createParamDecorator((_data: unknown, context: ExecutionContext) => {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const params = validatePart(schemas.params, request.params);
-    const query = validatePart(schemas.query, request.query);
+    const query = validatePart(schemas.query ?? noQuery, request.query);
     if (!params.ok || !query.ok) {
       throw ProblemException.badRequest([
         ...(params.ok ? [] : params.errors),

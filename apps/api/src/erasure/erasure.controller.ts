@@ -1,8 +1,8 @@
-import { Controller, Delete, Get, HttpCode, Param, Res } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { ErasureEntity } from '@app/shared/erasure/erasure.entity';
 import { ErasureService } from '@app/shared/erasure/erasure.service';
-import { ValidatedInput, ZodValidationPipe } from '../common/zod-validation.pipe';
+import { ValidatedInput } from '../common/zod-validation.pipe';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { operationProgress } from '../common/operation-progress';
@@ -53,7 +53,7 @@ export class ErasureController {
 
   @Get('erasures/:erasureId')
   async read(
-    @Param(new ZodValidationPipe(erasureIdParamsSchema)) params: ErasureIdParams,
+    @ValidatedInput({ params: erasureIdParamsSchema }) { params }: { params: ErasureIdParams },
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<ErasureBody> {
     return erasureBody(settled(await this.erasures.read(user, params.erasureId), messages).erasure);

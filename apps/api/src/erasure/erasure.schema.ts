@@ -1,23 +1,30 @@
 import { z } from 'zod';
-import { authorIdSchema, operationIdSchema } from '../common/query-params';
+import { authorIdSchema, authorIdWire, documented, flag, operationIdSchema } from '../common/query-params';
 import { deleteQuerySchema } from '../video/video-params.schema';
 
 /** The `{authorId}` path parameter. */
-export const authorParamsSchema = z.object({ authorId: authorIdSchema });
+export const authorParamsSchema = z.object({
+  authorId: documented(
+    authorIdSchema,
+    'the author whose videos are erased: exactly as in their token `sub` (compared byte for byte)',
+    authorIdWire,
+  ),
+});
 export type AuthorParams = z.output<typeof authorParamsSchema>;
 
 /** The query of `DELETE /api/authors/{authorId}/videos` (docs/contract.md §10.2): §6's, and `dryRun`. */
 export const eraseQuerySchema = deleteQuerySchema.extend({
-  dryRun: z
-    .string()
-    .optional()
-    .transform((value) => value?.toLowerCase() === 'true')
-    .meta({ description: '`true` (any letter case): count the videos it would act on, change nothing' }),
+  dryRun: flag(
+    'dryRun',
+    '`true` (any letter case): count the videos it would act on, change nothing; `false`: erase',
+  ),
 });
 export type EraseQuery = z.output<typeof eraseQuerySchema>;
 
 /** The `{erasureId}` path parameter: the UUID rule of docs/contract.md §5, normalized to lowercase. */
-export const erasureIdParamsSchema = z.object({ erasureId: operationIdSchema('erasureId') });
+export const erasureIdParamsSchema = z.object({
+  erasureId: operationIdSchema('erasureId', 'the `erasureId` an erasure request answered'),
+});
 export type ErasureIdParams = z.output<typeof erasureIdParamsSchema>;
 
 const erasureState = z.enum(['running', 'purging', 'completed']).meta({

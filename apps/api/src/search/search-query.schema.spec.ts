@@ -31,8 +31,8 @@ describe('search query validation (contract §7)', () => {
     expect(query.dateTo?.toISOString()).toBe('2024-05-01T23:59:59.999Z');
   });
 
-  it('ignores unknown parameters', () => {
-    expect(errorsOf({ q: 'x', order: 'new', foo: 'bar' })).toEqual([]);
+  it('refuses unknown parameters, naming each (a misspelt name is not silently ignored)', () => {
+    expect(errorsOf({ q: 'x', order: 'new', foo: 'bar', Q: 'y' })).toEqual(['Q', 'foo', 'order']);
   });
 
   it.each([

@@ -3,39 +3,41 @@ import { parseDateBound } from '@app/shared/search/search-params';
 import { commaItems } from '@app/shared/util/comma-items';
 import {
   authorIdSchema,
+  authorIdWire,
   charactersWithin,
   checkPageWindow,
   digits,
+  documented,
+  flag,
+  integerWire,
   pagingFields,
 } from '../common/query-params';
 import { FACET_SIZE, SEARCH_FACETS, SEARCH_SORTS, type SearchFacet } from './engine/search-criteria';
 import { FRAGMENT_LENGTH, MAX_FRAGMENTS } from './search-highlighter';
 
 const dateBound = (name: 'dateFrom' | 'dateTo') =>
-  z
-    .string()
-    .optional()
-    .transform((value, context) => {
-      if (value === undefined) return undefined;
-      const date = parseDateBound(value, name === 'dateFrom' ? 'from' : 'to');
-      if (!date) {
-        context.addIssue({
-          code: 'custom',
-          message: `${name} must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z)`,
-        });
-        return z.NEVER;
-      }
-      return date;
-    });
-
-/** `true` or `false`, in any letter case; absent is false. */
-const flag = (name: string) =>
-  z
-    .string()
-    .regex(/^(true|false)$/i, `${name} must be true or false`)
-    .transform((value) => value.toLowerCase() === 'true')
-    .optional()
-    .transform((value) => value ?? false);
+  documented(
+    z
+      .string()
+      .optional()
+      .transform((value, context) => {
+        if (value === undefined) return undefined;
+        const date = parseDateBound(value, name === 'dateFrom' ? 'from' : 'to');
+        if (!date) {
+          context.addIssue({
+            code: 'custom',
+            message: `${name} must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z)`,
+          });
+          return z.NEVER;
+        }
+        return date;
+      }),
+    `ISO 8601 date (2024-05-01) or date-time with optional fraction and offset (2024-05-01T10:00:00Z); ` +
+      (name === 'dateFrom'
+        ? 'videos published at or after it (a date: from 00:00:00 UTC that day)'
+        : 'videos published at or before it (a date: that whole day, UTC)'),
+    { type: 'string', minLength: 10, maxLength: 35 },
+  );
 
 /** A comma list of facet names, each at most once in the answer (`year,author`). */
 const facetList = z
@@ -55,31 +57,54 @@ const facetList = z
   .optional()
   .meta({
     description: `comma list of ${SEARCH_FACETS.join(', ')}: counts over all matches (top ${FACET_SIZE} each)`,
+    wire: {
+      type: 'string',
+      pattern: `^ *(${SEARCH_FACETS.join('|')}) *( *, *(${SEARCH_FACETS.join('|')}) *)*$`,
+    },
   });
+
+/** A cursor is a short token; anything longer is no cursor this API handed out. */
+const MAX_CURSOR_LENGTH = 4_096;
 
 /** The query of `GET /api/videos/search` (docs/contract.md §7): validates, produces the 400 details, documents. */
 export const searchQuerySchema = z
   .object({
-    q: z
-      .string({ message: 'q is required' })
-      .transform((value) => value.trim())
-      .refine(charactersWithin(1, 256), 'q must be 1 to 256 characters after trimming'),
-    authorId: authorIdSchema.optional(),
+    q: documented(
+      z
+        .string({ message: 'q is required' })
+        .transform((value) => value.trim())
+        .refine(charactersWithin(1, 256), 'q must be 1 to 256 characters after trimming'),
+      'the words to find, as typed (never parsed as query syntax); 1–256 characters after trimming',
+      { type: 'string', minLength: 1, maxLength: 256 },
+    ),
+    authorId: documented(
+      authorIdSchema.optional(),
+      "only this author's videos: the id exactly, compared byte for byte",
+      authorIdWire,
+    ),
     dateFrom: dateBound('dateFrom'),
     dateTo: dateBound('dateTo'),
     ...pagingFields,
-    sort: z
-      .enum(SEARCH_SORTS, { message: `sort must be one of ${SEARCH_SORTS.join(', ')}` })
-      .optional()
-      .transform((value) => value ?? 'relevance'),
-    cursor: z
-      .string()
-      .refine(charactersWithin(1, 4_096), 'cursor must be a nextCursor of a previous answer')
-      .optional(),
-    highlight: flag('highlight').meta({
-      description:
-        '`true`: each item gets `highlights`, its matched words in `<mark>` in HTML-escaped fragments',
-    }),
+    sort: documented(
+      z
+        .enum(SEARCH_SORTS, { message: `sort must be one of ${SEARCH_SORTS.join(', ')}` })
+        .optional()
+        .transform((value) => value ?? 'relevance'),
+      'the order: by relevance, or by publication date (newest or oldest first), then by id',
+      { type: 'string', enum: [...SEARCH_SORTS], default: 'relevance' },
+    ),
+    cursor: documented(
+      z
+        .string()
+        .refine(charactersWithin(1, MAX_CURSOR_LENGTH), 'cursor must be a nextCursor of a previous answer')
+        .optional(),
+      'the `nextCursor` of the previous page, to read the next one (not with `page`); opaque, valid 5 minutes',
+      { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH },
+    ),
+    highlight: flag(
+      'highlight',
+      '`true`: each item gets `highlights`, its matched words in `<mark>` in HTML-escaped fragments',
+    ),
     facets: facetList,
   })
   .superRefine((query, context) => {
@@ -105,12 +130,19 @@ export type SearchQuery = z.output<typeof searchQuerySchema>;
 
 /** The query of `GET /api/videos/suggest` (docs/contract.md §7.2). */
 export const suggestQuerySchema = z.object({
-  q: z
-    .string({ message: 'q is required' })
-    .transform((value) => value.trim())
-    .refine(charactersWithin(1, 64), 'q must be 1 to 64 characters after trimming')
-    .meta({ description: 'what the search box holds; its last word may be cut short' }),
-  limit: digits('limit', 1, 20).transform((value) => value ?? 8),
+  q: documented(
+    z
+      .string({ message: 'q is required' })
+      .transform((value) => value.trim())
+      .refine(charactersWithin(1, 64), 'q must be 1 to 64 characters after trimming'),
+    'what the search box holds; its last word may be cut short; 1–64 characters after trimming',
+    { type: 'string', minLength: 1, maxLength: 64 },
+  ),
+  limit: documented(
+    digits('limit', 1, 20).transform((value) => value ?? 8),
+    'suggestions at most',
+    integerWire(1, 20, 8),
+  ),
 });
 
 export type SuggestQuery = z.output<typeof suggestQuerySchema>;

@@ -1,5 +1,5 @@
-import { Controller, Get, Param } from '@nestjs/common';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { Controller, Get } from '@nestjs/common';
+import { ValidatedInput } from '../common/zod-validation.pipe';
 import type { TrashOperationEntity } from '@app/shared/trash/trash-operation.entity';
 import { TrashOperationService } from '@app/shared/trash/trash-operation.service';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
@@ -19,7 +19,7 @@ export class TrashOperationController {
 
   @Get(':operationId')
   async read(
-    @Param(new ZodValidationPipe(trashOperationIdParamsSchema)) params: TrashOperationIdParams,
+    @ValidatedInput({ params: trashOperationIdParamsSchema }) { params }: { params: TrashOperationIdParams },
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<TrashOperationBody> {
     const { operation } = settled(await this.operations.read(user, params.operationId), {

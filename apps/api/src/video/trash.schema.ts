@@ -1,10 +1,19 @@
 import { z } from 'zod';
-import { authorIdSchema, checkPageWindow, operationIdSchema, pagingFields } from '../common/query-params';
+import {
+  authorIdSchema,
+  authorIdWire,
+  checkPageWindow,
+  documented,
+  operationIdSchema,
+  pagingFields,
+} from '../common/query-params';
 
 const trashOwner = {
-  authorId: authorIdSchema
-    .optional()
-    .meta({ description: "whose trash: the caller's by default; another author's for admins only" }),
+  authorId: documented(
+    authorIdSchema.optional(),
+    "whose trash: the caller's by default; another author's for admins only",
+    authorIdWire,
+  ),
 };
 
 /** The query of `GET /api/videos/trash` (docs/contract.md §10.1): page and limit as in search. */
@@ -36,7 +45,9 @@ export const trashPageSchema = z.object({
 export type TrashPage = z.output<typeof trashPageSchema>;
 
 /** The `{operationId}` path parameter: the UUID rule of docs/contract.md §5, normalized to lowercase. */
-export const trashOperationIdParamsSchema = z.object({ operationId: operationIdSchema('operationId') });
+export const trashOperationIdParamsSchema = z.object({
+  operationId: operationIdSchema('operationId', 'the `operationId` a trash restore or empty answered'),
+});
 export type TrashOperationIdParams = z.output<typeof trashOperationIdParamsSchema>;
 
 const operationState = z.enum(['running', 'completed']).meta({

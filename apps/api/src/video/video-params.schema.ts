@@ -1,34 +1,48 @@
 import { z } from 'zod';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
+import { documented, integerWire } from '../common/query-params';
 
 /** The `{id}` path parameter: the UUID rule of docs/contract.md §5, normalized to lowercase. */
 export const videoIdParamsSchema = z.object({
-  id: z
-    .string()
-    .refine(
-      isValidVideoId,
-      'id must be a UUID in canonical 8-4-4-4-12 form (versions 1–8, RFC variant, or nil/max)',
-    )
-    .transform(normalizeId),
+  id: documented(
+    z
+      .string()
+      .refine(
+        isValidVideoId,
+        'id must be a UUID in canonical 8-4-4-4-12 form (versions 1–8, RFC variant, or nil/max)',
+      )
+      .transform(normalizeId),
+    "the video's id: a UUID in canonical 8-4-4-4-12 form, any letter case (versions 1–8, or nil/max)",
+    { type: 'string', format: 'uuid' },
+  ),
 });
 
 export type VideoIdParams = z.output<typeof videoIdParamsSchema>;
 
 /** The query of `DELETE /api/videos/{id}` (docs/contract.md §6). */
 export const deleteQuerySchema = z.object({
-  // `true` in any letter case selects permanent deletion; anything else, or nothing, is a soft delete.
-  permanent: z
-    .string()
-    .optional()
-    .transform((value) => value?.toLowerCase() === 'true'),
+  // The original interface's rule, kept: unlike the other flags, any value but `true` is a soft delete.
+  permanent: documented(
+    z
+      .string()
+      .optional()
+      .transform((value) => value?.toLowerCase() === 'true'),
+    '`true` (any letter case): delete permanently, media included, now; absent or any other value: a soft delete',
+    { type: 'boolean', default: false },
+  ),
   // Validated always, applied only to a soft delete.
-  retentionDays: z
-    .string()
-    // Any number of digits: `00005` is 5; a long run of them is simply out of range.
-    .regex(/^\d+$/, 'retentionDays must be an integer from 0 to 3650 (digits only)')
-    .transform(Number)
-    .refine((value) => value <= 3650, 'retentionDays must be an integer from 0 to 3650 (digits only)')
-    .optional(),
+  retentionDays: documented(
+    z
+      .string()
+      // Any number of digits: `00005` is 5; a long run of them is simply out of range.
+      .regex(/^\d+$/, 'retentionDays must be an integer from 0 to 3650 (digits only)')
+      .transform(Number)
+      .refine((value) => value <= 3650, 'retentionDays must be an integer from 0 to 3650 (digits only)')
+      .optional(),
+    'days a soft-deleted video stays restorable before its purge (default RETENTION_DEFAULT_DAYS, 30); ' +
+      'checked always, applied only to a soft delete',
+    integerWire(0, 3650, 30),
+  ),
 });
 
 export type DeleteQuery = z.output<typeof deleteQuerySchema>;

@@ -1,5 +1,5 @@
-import { Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ValidatedInput, ZodValidationPipe } from '../common/zod-validation.pipe';
+import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { ValidatedInput } from '../common/zod-validation.pipe';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { RequestId } from '../common/request-id.decorator';
@@ -32,7 +32,7 @@ export class VideoController {
   @Post(':id/restore')
   @HttpCode(200)
   restore(
-    @Param(new ZodValidationPipe(videoIdParamsSchema)) params: VideoIdParams,
+    @ValidatedInput({ params: videoIdParamsSchema }) { params }: { params: VideoIdParams },
     @CurrentUser() user: AuthenticatedUser,
     @RequestId() requestId: string | undefined,
   ): Promise<RestoreResponse> {
@@ -41,7 +41,7 @@ export class VideoController {
 
   @Get(':id/deletion')
   receipt(
-    @Param(new ZodValidationPipe(videoIdParamsSchema)) params: VideoIdParams,
+    @ValidatedInput({ params: videoIdParamsSchema }) { params }: { params: VideoIdParams },
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<DeletionReceiptResponse> {
     return this.commands.receipt(params.id, user);
