@@ -176,4 +176,22 @@ describe('queue dashboard', () => {
     const admin = { authorization: `Bearer ${token('root', ['admin'])}` };
     expect((await getFrom(guesser, url, admin)).status).toBe(200);
   }, 60_000);
+
+  it('counts guesses sent together before checking any: of 40 at once, at most the limit are checked', async () => {
+    const guesser = '127.0.0.4';
+    const wrong = basic(ADMIN.username, 'guess-together');
+    const answers = await Promise.all(Array.from({ length: 40 }, () => getFrom(guesser, url, wrong)));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(DASHBOARD_LOGIN_FAILURES);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(40 - DASHBOARD_LOGIN_FAILURES);
+    // A right password from the same address is refused too, and one from elsewhere is not counted against it.
+    expect((await getFrom(guesser, url, basic(ADMIN.username, ADMIN.password))).status).toBe(429);
+  }, 60_000);
+
+  it('does not count right passwords: an admin signs in more often than the limit', async () => {
+    const right = basic(ADMIN.username, ADMIN.password);
+    for (let i = 0; i < DASHBOARD_LOGIN_FAILURES + 5; i += 1) {
+      expect((await getFrom('127.0.0.5', url, right)).status).toBe(200);
+    }
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { withTimeout } from '../../libs/shared/src/util/with-timeout.ts';
 import { freePort, waitFor } from '../../scripts/services/wait.ts';
@@ -144,4 +144,14 @@ export function waitForStatus(url: string, status: number, timeoutMs = 30_000): 
       (await fetch(url, { signal: AbortSignal.timeout(5_000) })).status === status ? true : undefined,
     { timeoutMs },
   );
+}
+
+/** A process's resident set size in kB; NaN once it is gone (which the checks then report). */
+export function rssKb(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : NaN;
+  } catch {
+    return NaN;
+  }
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from './config/config.schema';
 import { MetricsService } from './metrics/metrics.service';
@@ -69,11 +69,17 @@ async function answerUnreadablePath(
  */
 export async function createHttpApp(
   module: Type<unknown>,
-  config: Pick<AppConfig, 'HTTP_REQUEST_TIMEOUT_MS'>,
+  config: Pick<AppConfig, 'HTTP_REQUEST_TIMEOUT_MS' | 'HTTP_HEADERS_TIMEOUT_MS'>,
   { logRequests, refuseUnauthenticated }: HttpAppOptions,
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
+    // A client that trickles its headers or its body holds a socket, not memory, and only this long:
+    // Node checks every second rather than every 30 s.
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: 1_000,
+    },
     genReqId: requestId,
     requestIdHeader: false,
     // Turned away while draining by the hook below, as a problem document rather than Fastify's own.
@@ -92,17 +98,19 @@ export async function createHttpApp(
       adapter.getInstance().routing(raw, reply.raw);
     },
   });
-  // No route takes a body: whatever a client sends is read and ignored, never a reason to fail.
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, {
     bufferLogs: true,
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // A route that takes a body says how large (`acceptBodies`) and parses it itself; any other body
+  // was refused unread by `refuseBodies`, so what is left to parse is empty.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
   app.useLogger(app.get(Logger));
-  // Before the hook below, so the draining 503 carries them too.
+  // Before the hooks below, so their answers carry them too.
   await useAnswerHeaders(fastify);
+  refuseBodies(fastify);
   fastify.all(UNREADABLE_PATH, async (request, reply) => {
     const error = unreadable.get(request.raw);
     if (!error) return reply.callNotFound();
@@ -150,6 +158,42 @@ export async function createHttpApp(
   });
   app.enableShutdownHooks();
   return app;
+}
+
+/** Route config (Fastify's `config`) of a route that takes a body: the most bytes it reads. */
+interface BodyConfig {
+  bodyLimit?: number;
+}
+
+/**
+ * Every route of `scope` registered after this takes a body of at most `bytes` (Bull Board's
+ * actions, for one). Bodies are refused everywhere else (`refuseBodies`).
+ */
+export function acceptBodies(scope: FastifyInstance, bytes: number): void {
+  scope.addHook('onRoute', (route) => {
+    route.config = { ...route.config, bodyLimit: bytes } as typeof route.config;
+    route.bodyLimit = bytes;
+  });
+}
+
+/**
+ * A body a route does not take, or larger than it takes, is refused before a byte of it is read
+ * (docs/contract.md §4): 413, and the connection closed, so what the client goes on sending is
+ * never buffered. It comes before authentication, or a caller without a token could make every
+ * process hold what it announced.
+ */
+function refuseBodies(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const limit = (request.routeOptions.config as BodyConfig | undefined)?.bodyLimit ?? 0;
+    const length = Number(request.headers['content-length'] ?? 0);
+    const unbounded = request.headers['transfer-encoding'] !== undefined && limit === 0;
+    if (!unbounded && !(length > limit)) return done();
+    const detail =
+      limit === 0
+        ? 'This route takes no request body.'
+        : `The request body is larger than this route takes (${limit} bytes).`;
+    void sendProblem(reply, problemBody(413, detail), { Connection: 'close' });
+  });
 }
 
 /**

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { ENTRY, runProcess, sleep } from '../processes';
+import { ENTRY, rssKb, runProcess, sleep } from '../processes';
 import { startOwnRedis } from '../redis-server';
 import { startSystem, token, type System } from '../system';
 import { openTestContext, type TestContext } from '../test-context';
@@ -32,16 +31,6 @@ export const RSS_RULE = { warmup: 0.2, window: 0.1, tolerance: 0.15 };
 interface RssSeries {
   at: number[];
   kb: number[];
-}
-
-/** Resident set size in kB; NaN once the process is gone (which the checks then report). */
-function rssKb(pid: number): number {
-  try {
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) : NaN;
-  } catch {
-    return NaN;
-  }
 }
 
 /** Baseline and end peaks of a series over a run that started at `start` and lasted `ms`. */

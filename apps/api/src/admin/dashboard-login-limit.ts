@@ -6,7 +6,8 @@ export const DASHBOARD_LOGIN_FAILURES = 10;
 export const DASHBOARD_LOGIN_WINDOW_SECONDS = 15 * 60;
 
 /**
- * Failed dashboard logins (HTTP Basic with wrong credentials) per client address, counted in Redis
+ * Dashboard password attempts (HTTP Basic) per client address, each counted before it is checked
+ * and given back when it was right, so what counts is wrong passwords; counted in Redis
  * like the API's rate limit, so the limit holds across API processes; while Redis is away each
  * process counts on its own. Only passwords are counted: they are what can be guessed, whereas a
  * token's signature cannot, and an expired `admin_token` cookie that Bull Board's page keeps
@@ -25,19 +26,22 @@ export class DashboardLoginLimit {
     });
   }
 
-  /** Seconds until `address` may try a password again; 0 when it may now. */
-  async secondsBlocked(address: string): Promise<number> {
-    const state = await this.failures.get(address);
-    if (!state || state.consumedPoints < DASHBOARD_LOGIN_FAILURES) return 0;
-    return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-  }
-
-  async failed(address: string): Promise<void> {
+  /**
+   * Counts a password attempt from `address` before it is checked, so guesses sent together are
+   * counted together: answers 0 when it may be checked, else the seconds until the address may try again.
+   */
+  async attempt(address: string): Promise<number> {
     try {
       await this.failures.consume(address);
+      return 0;
     } catch (rejection) {
-      // Over the limit already: the address is refused until the window ends either way.
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
     }
+  }
+
+  /** A right password gives its attempt back: only wrong ones count against the address. */
+  async succeeded(address: string): Promise<void> {
+    await this.failures.reward(address, 1);
   }
 }

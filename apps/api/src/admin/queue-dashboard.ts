@@ -6,11 +6,15 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { problemBody, sendProblem } from '@app/shared/http/problem';
+import { acceptBodies } from '@app/shared/http-app';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
 import { verifiedCaller } from '../auth/authenticate';
 import { DashboardLoginLimit } from './dashboard-login-limit';
 import { DASHBOARD_PATH } from './dashboard-path';
+
+/** The largest body a dashboard action takes: a job's data as an admin edits it. */
+const DASHBOARD_BODY_LIMIT = 64 * 1024;
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -44,7 +48,7 @@ function adminOnly(config: AppConfig, logins: DashboardLoginLimit) {
       );
     const basic = basicCredentials(request);
     if (basic) {
-      const blocked = await logins.secondsBlocked(request.ip);
+      const blocked = await logins.attempt(request.ip);
       if (blocked > 0) {
         return sendProblem(
           reply,
@@ -57,9 +61,9 @@ function adminOnly(config: AppConfig, logins: DashboardLoginLimit) {
         config.ADMIN_PASSWORD !== undefined &&
         sameSecret(basic[0], config.ADMIN_USERNAME) &&
         sameSecret(basic[1], config.ADMIN_PASSWORD);
-      if (ok) return undefined;
-      await logins.failed(request.ip);
-      return refuse(401, 'Wrong dashboard credentials.');
+      if (!ok) return refuse(401, 'Wrong dashboard credentials.');
+      await logins.succeeded(request.ip);
+      return undefined;
     }
     const user = await verifiedCaller(request, reply);
     if (!user) return refuse(401, 'Admin credentials are required.');
@@ -85,11 +89,18 @@ export async function mountQueueDashboard(app: NestFastifyApplication, config: A
     }),
     serverAdapter: adapter,
   });
-  // A scope of its own: the gate covers the dashboard's routes and nothing else.
+  // A scope of its own: the gate covers the dashboard's routes and nothing else. Its actions (a
+  // job's data, a queue's limits) take small JSON bodies, read only once the gate let them in.
   await app.register(async (scope: FastifyInstance) => {
     scope.addHook(
       'onRequest',
       adminOnly(config, new DashboardLoginLimit(app.get<RedisClient>(REDIS_CLIENT))),
+    );
+    acceptBodies(scope, DASHBOARD_BODY_LIMIT);
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string' },
+      scope.getDefaultJsonParser('error', 'error'),
     );
     await scope.register(adapter.registerPlugin(), { prefix: DASHBOARD_PATH });
   });

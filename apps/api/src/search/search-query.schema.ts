@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDateBound } from '@app/shared/search/search-params';
+import { boundedQuery, MAX_QUERY_WORDS } from '@app/shared/search/search-text';
 import { commaItems } from '@app/shared/util/comma-items';
 import {
   authorIdSchema,
@@ -73,8 +74,10 @@ export const searchQuerySchema = z
       z
         .string({ message: 'q is required' })
         .transform((value) => value.trim())
-        .refine(charactersWithin(1, 256), 'q must be 1 to 256 characters after trimming'),
-      'the words to find, as typed (never parsed as query syntax); 1–256 characters after trimming',
+        .refine(charactersWithin(1, 256), 'q must be 1 to 256 characters after trimming')
+        .transform(boundedQuery),
+      'the words to find, as typed (never parsed as query syntax); 1–256 characters after trimming, ' +
+        `matched by at most its first ${MAX_QUERY_WORDS} words once accents and compatibility forms are folded`,
       { type: 'string', minLength: 1, maxLength: 256 },
     ),
     authorId: documented(
@@ -134,8 +137,10 @@ export const suggestQuerySchema = z.object({
     z
       .string({ message: 'q is required' })
       .transform((value) => value.trim())
-      .refine(charactersWithin(1, 64), 'q must be 1 to 64 characters after trimming'),
-    'what the search box holds; its last word may be cut short; 1–64 characters after trimming',
+      .refine(charactersWithin(1, 64), 'q must be 1 to 64 characters after trimming')
+      .transform(boundedQuery),
+    'what the search box holds; its last word may be cut short; 1–64 characters after trimming, ' +
+      `matched by at most its first ${MAX_QUERY_WORDS} words once folded`,
     { type: 'string', minLength: 1, maxLength: 64 },
   ),
   limit: documented(

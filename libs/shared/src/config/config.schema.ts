@@ -191,6 +191,8 @@ export const configSchema = z
     SEARCH_ITEM_CACHE_MB: int(0, 4_096).default(32),
     /** The longest the API spends on one request before answering 503 / dropping it. */
     HTTP_REQUEST_TIMEOUT_MS: int(1_000, 600_000).default(30_000),
+    /** The longest a client may take to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS counts). */
+    HTTP_HEADERS_TIMEOUT_MS: int(1_000, 600_000).default(10_000),
     SHUTDOWN_TIMEOUT_MS: int(1, 3_600_000).default(30_000),
     ADMIN_USERNAME: z.string().min(1).optional(),
     ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),

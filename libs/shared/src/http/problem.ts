@@ -33,6 +33,7 @@ const TYPES: Record<number, string> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not-found',
+  413: 'content-too-large',
   429: 'rate-limited',
   503: 'service-unavailable',
 };

@@ -57,6 +57,35 @@ export function foldedWords(text: string): string[] {
 }
 
 /**
+ * The most words a query is matched by, counted after folding. Folding may turn one character into
+ * several words (U+FDFA into four), so a bound on `q`'s length alone does not bound a search's
+ * work; any title of the catalogue, pasted whole, stays within it.
+ */
+export const MAX_QUERY_WORDS = 48;
+
+/** Words as the index's analyzer cuts folded text: a folded word may hold several (`صلى الله`). */
+const foldedWordCount = (text: string) => foldedText(text).match(QUERY_WORD)?.length ?? 0;
+
+/**
+ * The part of a query the search reads: all of it when its folded words are at most
+ * MAX_QUERY_WORDS, else its longest start (in characters) that stays within them; the rest is
+ * ignored, as a search box ignores what does not fit.
+ */
+export function boundedQuery(q: string): string {
+  if (foldedWordCount(q) <= MAX_QUERY_WORDS) return q;
+  const characters = [...q];
+  // The count grows with the prefix, so the longest prefix within the bound is found by halving.
+  let fits = 0;
+  let over = characters.length;
+  while (over - fits > 1) {
+    const middle = (fits + over) >> 1;
+    if (foldedWordCount(characters.slice(0, middle).join('')) <= MAX_QUERY_WORDS) fits = middle;
+    else over = middle;
+  }
+  return characters.slice(0, fits).join('');
+}
+
+/**
  * A folded word's English stem (Porter2: `deploying`, `deployed`, `deployment` → `deploy`;
  * `dataframes` → `datafram`). Applied once: Porter2 is not idempotent (`hettinger` → `hetting` →
  * `het`), so a stem never goes through it again.
