@@ -20,6 +20,7 @@ const ORDER = [
   'cursor storm',
   'erasures beside purges',
   'one dead receiver beside a healthy one',
+  'an attacker beside the users',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');
 const START = '<!-- chaos table: written by test/chaos/global-teardown.ts -->';
