@@ -64,22 +64,29 @@ const facetList = z
     },
   });
 
+/**
+ * `q`: trimmed, 1–`max` characters, then cut to what a search reads (`boundedQuery`), so its work is
+ * bounded whatever characters it holds.
+ */
+const queryText = (max: number, description: string) =>
+  documented(
+    z
+      .string({ message: 'q is required' })
+      .transform((value) => value.trim())
+      .refine(charactersWithin(1, max), `q must be 1 to ${max} characters after trimming`)
+      .transform(boundedQuery),
+    `${description}; 1–${max} characters after trimming, matched by at most its first ${MAX_QUERY_WORDS} ` +
+      'words once accents and compatibility forms are folded',
+    { type: 'string', minLength: 1, maxLength: max },
+  );
+
 /** A cursor is a short token; anything longer is no cursor this API handed out. */
 const MAX_CURSOR_LENGTH = 4_096;
 
 /** The query of `GET /api/videos/search` (docs/contract.md §7): validates, produces the 400 details, documents. */
 export const searchQuerySchema = z
   .object({
-    q: documented(
-      z
-        .string({ message: 'q is required' })
-        .transform((value) => value.trim())
-        .refine(charactersWithin(1, 256), 'q must be 1 to 256 characters after trimming')
-        .transform(boundedQuery),
-      'the words to find, as typed (never parsed as query syntax); 1–256 characters after trimming, ' +
-        `matched by at most its first ${MAX_QUERY_WORDS} words once accents and compatibility forms are folded`,
-      { type: 'string', minLength: 1, maxLength: 256 },
-    ),
+    q: queryText(256, 'the words to find, as typed (never parsed as query syntax)'),
     authorId: documented(
       authorIdSchema.optional(),
       "only this author's videos: the id exactly, compared byte for byte",
@@ -133,16 +140,7 @@ export type SearchQuery = z.output<typeof searchQuerySchema>;
 
 /** The query of `GET /api/videos/suggest` (docs/contract.md §7.2). */
 export const suggestQuerySchema = z.object({
-  q: documented(
-    z
-      .string({ message: 'q is required' })
-      .transform((value) => value.trim())
-      .refine(charactersWithin(1, 64), 'q must be 1 to 64 characters after trimming')
-      .transform(boundedQuery),
-    'what the search box holds; its last word may be cut short; 1–64 characters after trimming, ' +
-      `matched by at most its first ${MAX_QUERY_WORDS} words once folded`,
-    { type: 'string', minLength: 1, maxLength: 64 },
-  ),
+  q: queryText(64, 'what the search box holds; its last word may be cut short'),
   limit: documented(
     digits('limit', 1, 20).transform((value) => value ?? 8),
     'suggestions at most',
