@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
 import { migrate } from '@app/shared/data-source';
+import { isValidSubject, SUBJECT_RULE } from '@app/shared/ids/author-id';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 import { VideoImporter } from './import/video-importer';
 import { OutboxRepository } from '@app/shared/events/outbox.repository';
@@ -224,10 +225,16 @@ webhooks
     });
   });
 
+/** The API refuses a token whose subject breaks the author id rule: none is signed. */
+const subject = (value: string) => {
+  if (!isValidSubject(value)) throw new InvalidArgumentError(SUBJECT_RULE);
+  return value;
+};
+
 program
   .command('token')
   .description('print a signed development token (needs JWT_SECRET)')
-  .requiredOption('--sub <id>', "the subject: the caller's author id")
+  .requiredOption('--sub <id>', "the subject: the caller's author id", subject)
   .option('--role <role...>', 'roles to grant, e.g. admin', [])
   .option('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d', '1h')
   .action((options: { sub: string; role: string[]; ttl: string }) => {

@@ -8,6 +8,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from './config/config.schema';
 import { MetricsService } from './metrics/metrics.service';
 import { useAnswerHeaders } from './http/answer-headers';
+import { parseQueryString, readablePath } from './http/percent-encoding';
 import { problemBody, ProblemException, sendProblem } from './http/problem';
 
 /** The caller's `X-Request-Id` when it is a sane token, else a new UUID; jobs carry it on. */
@@ -82,13 +83,16 @@ export async function createHttpApp(
       // An id up to this long is a 400 from validation; a longer one, the router's 400 below.
       maxParamLength: MAX_PARAM_LENGTH,
       ignoreTrailingSlash: true,
+      querystringParser: parseQueryString,
     },
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const raw: IncomingMessage & { originalUrl?: string } = request.raw;
-      unreadable.set(raw, error);
       // The log line keeps the path the client asked for (Fastify's `request.originalUrl`).
       raw.originalUrl = raw.url;
-      raw.url = UNREADABLE_PATH;
+      // A segment that does not decode reaches its route as a value validation refuses by name.
+      const readable = error.code === 'FST_ERR_BAD_URL' ? readablePath(raw.url ?? '') : undefined;
+      if (!readable) unreadable.set(raw, error);
+      raw.url = readable ?? UNREADABLE_PATH;
       adapter.getInstance().routing(raw, reply.raw);
     },
   });

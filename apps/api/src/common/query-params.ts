@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUTHOR_ID_RULE, isValidAuthorId } from '@app/shared/ids/author-id';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
 
@@ -34,10 +35,8 @@ export const operationIdSchema = (name: string) =>
     .refine(isValidVideoId, `${name} must be a UUID in canonical 8-4-4-4-12 form`)
     .transform(normalizeId);
 
-/** An author id: opaque, 1–128 characters. */
-export const authorIdSchema = z
-  .string()
-  .refine(charactersWithin(1, 128), 'authorId must be 1 to 128 characters');
+/** An author id: opaque, by the one rule of §3 that tokens and import records follow too. */
+export const authorIdSchema = z.string().refine(isValidAuthorId, `authorId ${AUTHOR_ID_RULE}`);
 
 /** `page` and `limit` of a paged list: page ≥ 1 (absent: 1), limit 1–100 (absent: 20). */
 export const pagingFields = {
