@@ -7,17 +7,17 @@ const cliToken = (args: string[], env: Record<string, string> = {}) =>
 
 /**
  * `cli token` signs only what the API accepts (docs/contract.md §3, §9): a subject by the author
- * id rule,. Anything else is refused with the reason, and
+ * id rule, and a lifetime within JWT_MAX_LIFETIME. Anything else is refused with the reason, and
  * no token is printed.
  */
 describe('cli token', () => {
   it('signs a token for a subject by the rule, U+FFFD and invisible characters included', async () => {
     for (const sub of ['user-1', 'x\uFFFD', 'acc-\u200bx', '\u{1F600}'.repeat(128)]) {
-      const result = await cliToken(['--sub', sub, '--ttl', '7d']);
+      const result = await cliToken(['--sub', sub, '--ttl', '30d']);
       expect([sub, result.code]).toEqual([sub, 0]);
       const claims = decode(result.output.trim()) as { sub: string; exp: number; iat: number };
       expect(claims.sub).toBe(sub);
-      expect(claims.exp - claims.iat).toBe(7 * 86_400);
+      expect(claims.exp - claims.iat).toBe(30 * 86_400);
     }
   }, 60_000);
 
@@ -39,4 +39,19 @@ describe('cli token', () => {
     },
     30_000,
   );
+
+  it('refuses a --ttl beyond JWT_MAX_LIFETIME, by default 30 days', async () => {
+    const result = await cliToken(['--sub', 'user-1', '--ttl', '31d']);
+    expect(result.code).not.toBe(0);
+    expect(result.output).toMatch(/--ttl of 2678400 s is longer than JWT_MAX_LIFETIME \(2592000 s\)/);
+    expect(result.output).not.toMatch(/eyJ|\n\s+at /);
+  }, 30_000);
+
+  it('follows JWT_MAX_LIFETIME when it is set', async () => {
+    const env = { JWT_MAX_LIFETIME: '3600' };
+    expect((await cliToken(['--sub', 'user-1', '--ttl', '1h'], env)).code).toBe(0);
+    const refused = await cliToken(['--sub', 'user-1', '--ttl', '61m'], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toMatch(/longer than JWT_MAX_LIFETIME \(3600 s\)/);
+  }, 30_000);
 });

@@ -6,6 +6,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
+import { ttlProblem } from '@app/shared/auth/token-lifetime';
 import { migrate } from '@app/shared/data-source';
 import { isValidSubject, SUBJECT_RULE } from '@app/shared/ids/author-id';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
@@ -241,12 +242,15 @@ program
     const config = loadConfig();
     if (!config.JWT_SECRET)
       throw new InvalidArgumentError('JWT_SECRET must be set to sign development tokens');
+    const ttlSeconds = parseTtl(options.ttl);
+    const tooLong = ttlProblem(ttlSeconds, config.JWT_MAX_LIFETIME);
+    if (tooLong) program.error(`error: ${tooLong}`);
     console.log(
       signDevToken({
         secret: config.JWT_SECRET,
         sub: options.sub,
         roles: options.role,
-        ttlSeconds: parseTtl(options.ttl),
+        ttlSeconds,
         issuer: config.JWT_ISSUER,
         audience: config.JWT_AUDIENCE,
       }),

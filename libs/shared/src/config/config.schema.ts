@@ -155,6 +155,11 @@ export const configSchema = z
      * the one issuer, and a shared secret that leaked would otherwise sign anything (docs/contract.md §3).
      */
     JWT_ALLOW_HS256: flag.default(false),
+    /**
+     * The longest a token may still be valid, in seconds (30 days by default): a token whose `exp`
+     * lies further ahead is refused, as a stolen one would otherwise never stop working.
+     */
+    JWT_MAX_LIFETIME: int(60, 31_536_000).default(2_592_000),
     RETENTION_DEFAULT_DAYS: int(0, 3650).default(30),
     PURGE_SWEEP_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
     RECONCILE_INTERVAL_MS: int(1_000, 604_800_000).default(900_000),
