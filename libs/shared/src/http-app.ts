@@ -157,12 +157,17 @@ export async function createHttpApp(
 }
 
 /**
- * Listens on every interface and says so once, with the Node.js version the process runs on (the
- * project pins Node 24; `/metrics` carries it too, as `nodejs_version_info`).
+ * Listens on `host` (every interface by default) and says so once, with the Node.js version the
+ * process runs on (the project pins Node 24; `/metrics` carries it too, as `nodejs_version_info`).
  */
-export async function listen(app: NestFastifyApplication, port: number, name: string): Promise<void> {
-  await app.listen(port, '0.0.0.0');
+export async function listen(
+  app: NestFastifyApplication,
+  port: number,
+  name: string,
+  host = '0.0.0.0',
+): Promise<void> {
+  await app.listen(port, host);
   const log = await app.resolve(PinoLogger);
   log.setContext(name);
-  log.info({ port, node: process.version }, `listening on port ${port} (Node.js ${process.version})`);
+  log.info({ port, host, node: process.version }, `listening on port ${port} (Node.js ${process.version})`);
 }

@@ -15,6 +15,8 @@ const int = (min: number, max: number) => {
     .refine((value) => value >= min && value <= max, message);
 };
 const port = int(1, 65535);
+/** A DNS host name: dot-separated labels of letters, digits and inner hyphens. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 const flag = z
   .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1');
@@ -105,6 +107,17 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PORT: port.default(3000),
     WORKER_PORT: port.default(3001),
+    /**
+     * Where the ports for operators listen (the API's metrics, the worker's health and metrics),
+     * unlike PORT, which listens on every interface: loopback by default, so a scrape is never
+     * answered from outside the machine; a pod sets its own address (docs/contract.md §9).
+     */
+    INTERNAL_HOST: z
+      .string()
+      .refine((value) => isIP(value) !== 0 || HOST_NAME.test(value), {
+        message: 'must be an IP address or a host name to listen on, like 127.0.0.1',
+      })
+      .default('127.0.0.1'),
     /**
      * The API's Prometheus scrapes, kept off the public port (docs/contract.md §9). 9464 is the port
      * Prometheus exporters of OpenTelemetry use; 0 lets the system pick a free one (the tests do).
