@@ -36,6 +36,9 @@ const developmentDefaults = Object.entries(loadConfig({}))
   .filter(([, value]) => typeof value === 'string' && /127\.0\.0\.1|localhost|videos-local/.test(value))
   .map(([name]) => name);
 
+/** The pod's fields the kubelet gives through the downward API, as a pod of the cluster has them. */
+const POD_FIELDS: Record<string, string> = { 'status.podIP': '10.244.1.7' };
+
 /** The environment the kubelet gives a container: its sources in order, then `env` with `$(VAR)` expanded. */
 function environment(
   container: IContainer,
@@ -44,7 +47,13 @@ function environment(
 ) {
   const env: Record<string, string> = {};
   for (const source of container.envFrom ?? []) Object.assign(env, source.configMapRef ? configMap : secret);
-  for (const { name, value = '' } of container.env ?? []) {
+  for (const { name, value = '', valueFrom } of container.env ?? []) {
+    const field = valueFrom?.fieldRef?.fieldPath;
+    if (field !== undefined) {
+      if (POD_FIELDS[field] === undefined) throw new Error(`${container.name}: ${name} reads ${field}`);
+      env[name] = POD_FIELDS[field];
+      continue;
+    }
     env[name] = value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (_, ref: string) => {
       if (env[ref] === undefined)
         throw new Error(`${container.name}: ${name} names $(${ref}), which nothing defines`);
@@ -82,6 +91,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
       [
         'DATABASE_URL',
         'ELASTICSEARCH_URL',
+        'INTERNAL_HOST',
         'REDIS_URL',
         'S3_ACCESS_KEY_ID',
         'S3_ENDPOINT',
@@ -91,10 +101,10 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
     for (const container of containers) {
       const env = environment(container, configMap, requiredSecret);
       const missing = developmentDefaults.filter((setting) => env[setting] === undefined);
-      // The migration reads MySQL only; the other stores' settings need not reach it.
+      // The migration reads MySQL only and listens on nothing: the other settings need not reach it.
       expect({ container: container.name, missing }).toEqual({
         container: container.name,
-        missing: container.name === 'migrate' ? ['REDIS_URL'] : [],
+        missing: container.name === 'migrate' ? ['INTERNAL_HOST', 'REDIS_URL'] : [],
       });
       expect(env.NODE_ENV).toBe('production');
     }
@@ -112,6 +122,13 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
     expect(Object.keys(configMap).filter((key) => SECRET_KEYS.some((secret) => secret.name === key))).toEqual(
       [],
     );
+  });
+
+  it("listens for probes and scrapes on the pod's address, the public port on every interface", () => {
+    for (const container of containers.filter((c) => c.name !== 'migrate')) {
+      const config = loadConfig(environment(container, configMap, requiredSecret));
+      expect([container.name, config.INTERNAL_HOST]).toEqual([container.name, POD_FIELDS['status.podIP']]);
+    }
   });
 
   it('builds REDIS_URL from the two parts KEDA reads, for the processes to reach the same server', () => {

@@ -4,6 +4,7 @@ import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Job } from 'kubernetes-models/batch/v1/Job';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IContainer } from 'kubernetes-models/v1/Container';
@@ -29,6 +30,7 @@ const MODELS = [
   ConfigMap,
   ScaledObject,
   TriggerAuthentication,
+  NetworkPolicy,
 ];
 
 const MiB = (quantity: string) => {
@@ -90,6 +92,37 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
         expect(jobs.some((job) => matches(selector, job.spec!.template.metadata!.labels))).toBe(false);
         const named = containersOf(selected[0]!).flatMap((c) => (c.ports ?? []).map((p) => p.name));
         for (const port of service.spec!.ports!) expect(named).toContain(port.targetPort);
+      }
+    });
+
+    it('let the public port be reached from anywhere, the ports for operators only from the monitoring namespace', () => {
+      const policies = objects.filter(NetworkPolicy.is);
+      for (const deployment of deployments) {
+        const podLabels = deployment.spec!.template.metadata!.labels ?? {};
+        const governing = policies.filter((policy) =>
+          matches(policy.spec!.podSelector.matchLabels ?? {}, podLabels),
+        );
+        expect({ deployment: deployment.metadata!.name, policies: governing.length }).toEqual({
+          deployment: deployment.metadata!.name,
+          policies: 1,
+        });
+        const rules = governing[0]!.spec!.ingress!;
+        const open = rules.filter((rule) => !rule.from).flatMap((rule) => rule.ports!.map((p) => p.port));
+        const guarded = rules.filter((rule) => rule.from).flatMap((rule) => rule.ports!.map((p) => p.port));
+        const container = containersOf(deployment)[0]!;
+        const publicPorts = container.ports!.filter((p) => p.containerPort === Number(settings.PORT));
+        // Every port the container names is under one rule: public ones open, the others guarded.
+        expect(open.sort()).toEqual(publicPorts.map((p) => p.name).sort());
+        expect([...open, ...guarded].sort()).toEqual(container.ports!.map((p) => p.name).sort());
+        for (const rule of rules.filter((r) => r.from)) {
+          expect(rule.from).toEqual([
+            {
+              namespaceSelector: {
+                matchLabels: { 'kubernetes.io/metadata.name': overlay.monitoringNamespace },
+              },
+            },
+          ]);
+        }
       }
     });
 

@@ -6,6 +6,7 @@
  */
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { Job } from 'kubernetes-models/batch/v1/Job';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
@@ -64,6 +65,40 @@ export function service(
   return new Service({
     metadata: meta(name, component, version),
     spec: { type: 'ClusterIP', selector: selectorLabels(component), ports: [{ ...port, protocol: 'TCP' }] },
+  });
+}
+
+/**
+ * Who may connect to a component's pods: the API's public port from anywhere, the ports for
+ * operators only from the monitoring namespace. They listen on the pod's address (INTERNAL_HOST),
+ * which other pods of the cluster can reach: this is what keeps them from doing so. The kubelet's
+ * probes come from the node, which network policies always let through.
+ */
+export function networkPolicy(overlay: Overlay, version: string, component: 'api' | 'worker'): NetworkPolicy {
+  const ports = (public_: boolean) =>
+    PROCESSES[component].ports
+      .filter(({ setting }) => (setting === 'PORT') === public_)
+      .map(({ name }) => ({ port: name, protocol: 'TCP' as const }));
+  const publicPorts = ports(true);
+  return new NetworkPolicy({
+    metadata: meta(NAMES[component], component, version),
+    spec: {
+      podSelector: { matchLabels: selectorLabels(component) },
+      policyTypes: ['Ingress'],
+      ingress: [
+        ...(publicPorts.length > 0 ? [{ ports: publicPorts }] : []),
+        {
+          from: [
+            {
+              namespaceSelector: {
+                matchLabels: { 'kubernetes.io/metadata.name': overlay.monitoringNamespace },
+              },
+            },
+          ],
+          ports: ports(false),
+        },
+      ],
+    },
   });
 }
 
@@ -133,6 +168,7 @@ export function manifests(overlay: Overlay, version: string): Manifest[] {
     },
     { file: 'api-hpa.yaml', object: horizontalPodAutoscaler(overlay, version) },
     { file: 'api-pdb.yaml', object: podDisruptionBudget(version, 'api') },
+    { file: 'api-networkpolicy.yaml', object: networkPolicy(overlay, version, 'api') },
     { file: 'worker-deployment.yaml', object: deployment(overlay, version, 'worker') },
     {
       file: 'worker-service.yaml',
@@ -143,6 +179,7 @@ export function manifests(overlay: Overlay, version: string): Manifest[] {
       }),
     },
     { file: 'worker-pdb.yaml', object: podDisruptionBudget(version, 'worker') },
+    { file: 'worker-networkpolicy.yaml', object: networkPolicy(overlay, version, 'worker') },
     { file: 'worker-scaledobject.yaml', object: scaledObject(overlay, version) },
     { file: 'worker-triggerauthentication.yaml', object: triggerAuthentication(overlay, version) },
   ];

@@ -43,6 +43,11 @@ export interface Overlay {
   mysqlReservedConnections: number;
   /** Spread each Deployment's pods over nodes, so that losing a node loses a share, not all. */
   spreadOverNodes: boolean;
+  /**
+   * The namespace Prometheus scrapes from: the only one the network policies let reach the ports
+   * for operators (the API's metrics, the worker's health and metrics).
+   */
+  monitoringNamespace: string;
 }
 
 /**
@@ -119,6 +124,8 @@ export const PRODUCTION: Overlay = {
   mysqlMaxConnections: 151,
   mysqlReservedConnections: 10,
   spreadOverNodes: true,
+  // kube-prometheus-stack's usual home.
+  monitoringNamespace: 'monitoring',
 };
 
 /** A pod of the local overlay: a fraction of a core reserved, the same limits as production's. */

@@ -67,7 +67,12 @@ export function processContainer(overlay: Overlay, version: string, component: '
     })),
     // The Secret after the ConfigMap: a key in both takes the Secret's value.
     envFrom: [configEnv, secretEnv],
-    env: [{ name: 'REDIS_URL', value: redisUrl(overlay) }],
+    env: [
+      { name: 'REDIS_URL', value: redisUrl(overlay) },
+      // The metrics and worker ports listen on the pod's own address, where the kubelet's probes
+      // and the scrapes arrive; loopback would refuse both, and every interface is not needed.
+      { name: 'INTERNAL_HOST', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+    ],
     // Start-up (the heap rule's restart, Nest's modules) gets a minute before liveness counts.
     startupProbe: httpProbe('/health/live', probePort, { periodSeconds: 2, failureThreshold: 30 }),
     // Only the process: a store that is down makes the pod unready, never restarts it.

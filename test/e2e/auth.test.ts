@@ -52,6 +52,19 @@ function handmade(header: Claims, payload: Claims, signature: (input: string) =>
   return `${input}.${signature(input)}`;
 }
 
+/** The JSON text of claims() with some values written as raw JSON (numbers JSON.stringify cannot write). */
+function claimsText(raw: Record<string, string>): string {
+  const kept = claims(Object.fromEntries(Object.keys(raw).map((name) => [name, undefined])));
+  const written = Object.entries(raw).map(([name, value]) => `,"${name}":${value}`);
+  return `${JSON.stringify(kept).slice(0, -1)}${written.join('')}}`;
+}
+
+/** A valid HS256 signature over a payload given as JSON text. */
+function signedText(payload: string): string {
+  const input = `${encode({ alg: 'HS256', typ: 'JWT' })}.${Buffer.from(payload).toString('base64url')}`;
+  return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
+}
+
 /** A valid HS256 token whose payload was then changed, signature kept. */
 function tampered(): string {
   const parts = hs256().split('.');
@@ -108,6 +121,8 @@ describe('authentication on /api/** (contract §3)', () => {
       ['RS256 signed by a key in the JWKS', () => bearer(signedBy(rsa))],
       ['ES256 (P-256) signed by a key in the JWKS', () => bearer(signedBy(ec))],
       ['a token expired 10 s ago (clock skew ≤ 30 s)', () => bearer(hs256({ iat: at(-600), exp: at(-10) }))],
+      ['exp exactly JWT_MAX_LIFETIME (30 days) ahead', () => bearer(hs256({ exp: at(30 * 86_400) }))],
+      ['exp written by hand as JSON', () => bearer(signedText(claimsText({ exp: String(at(300)) })))],
     ])('%s', async (_case, headers) => {
       const response = await search(headers());
       expect(response.status).toBe(200);
@@ -151,6 +166,13 @@ describe('authentication on /api/** (contract §3)', () => {
       ['no issuer', () => hs256({ iss: undefined })],
       ['no audience', () => hs256({ aud: undefined })],
       ['no exp', () => hs256({ exp: undefined })],
+      ['exp 1e300 (valid for ever)', () => hs256({ exp: 1e300 })],
+      // JSON.stringify writes Infinity as null: the payload is written by hand, as an attacker would.
+      ['exp 1e999 (JSON that parses to Infinity)', () => signedText(claimsText({ exp: '1e999' }))],
+      ['exp 1e309 (JSON that parses to Infinity)', () => signedText(claimsText({ exp: '1e309' }))],
+      ['exp more than JWT_MAX_LIFETIME (30 days) ahead', () => hs256({ exp: at(30 * 86_400 + 3_600) })],
+      ['exp as a string', () => signedText(claimsText({ exp: `"${at(300)}"` }))],
+      ['exp 31 days ahead, from the JWKS', () => signedBy(rsa, rsa.kid, { exp: at(31 * 86_400) })],
       ['no sub', () => hs256({ sub: undefined })],
       ['an empty sub', () => hs256({ sub: '' })],
       ['a blank sub', () => hs256({ sub: '   ' })],
@@ -288,5 +310,26 @@ describe('HS256 beside a JWKS (contract §3)', () => {
 
   it("accepts the identity provider's tokens", async () => {
     expect((await search(signedBy(rsa))).status).toBe(200);
+  });
+});
+
+describe('JWT_MAX_LIFETIME (contract §3)', () => {
+  let system: System;
+
+  beforeAll(async () => {
+    await ensureTestIndex();
+    system = await startSystem({ JWT_MAX_LIFETIME: '3600' }, { worker: false });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  }, 60_000);
+
+  const search = (token: string) => call('GET', `${system.api}/api/videos/search?q=test`, token);
+
+  it('accepts a token valid for up to the configured lifetime, and refuses one valid for longer', async () => {
+    expect((await search(hs256({ iss: undefined, aud: undefined, exp: at(3_600) }))).status).toBe(200);
+    expectUnauthorized(await search(hs256({ iss: undefined, aud: undefined, exp: at(3_600 + 120) })), true);
+    expectUnauthorized(await search(hs256({ iss: undefined, aud: undefined, exp: at(86_400) })), true);
   });
 });

@@ -72,19 +72,33 @@ export function requiredText(min: number, max: number): fc.Arbitrary<Arg> {
   );
 }
 
-/** An opaque identity of 1–`max` characters, compared exactly: any characters, white space included. */
+/** What an identity may hold besides visible characters: spaces, invisible format characters, U+FFFD (§3). */
+const identityCharacter = fc.oneof(visible, fc.constantFrom(' ', '\u00a0', '\u200b', '\ufeff', '\ufffd'));
+
+/** Control characters (C0, DEL, C1), which no identity holds (§3). */
+const control = fc
+  .oneof(fc.integer({ min: 0, max: 0x1f }), fc.constant(0x7f), fc.integer({ min: 0x80, max: 0x9f }))
+  .map((code) => String.fromCharCode(code));
+
+/** An opaque identity of 1–`max` characters, compared exactly: white space and invisible ones included. */
 export function identity(max: number): fc.Arbitrary<string> {
   return around(1, max).inside.chain((length) =>
-    fc.array(anyCharacter, { minLength: length, maxLength: length }).map((chars) => chars.join('')),
+    fc.array(identityCharacter, { minLength: length, maxLength: length }).map((chars) => chars.join('')),
   );
 }
 
-/** An optional identity parameter: valid, too long, empty, or absent. */
+/** An optional identity parameter: valid, too long, empty, with a control character, or absent. */
 export function identityParam(max: number): fc.Arbitrary<Arg> {
   return fc.oneof(
     { weight: 4, arbitrary: identity(max).map(ok) },
     { weight: 2, arbitrary: around(1, max).outside.chain(trimmedText).map(bad) },
     { weight: 1, arbitrary: fc.constant(bad('')) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(identity(max - 1), control, fc.nat())
+        .map(([id, c, at]) => bad([...id].toSpliced(at % ([...id].length + 1), 0, c).join(''))),
+    },
     { weight: 1, arbitrary: fc.constant(ok()) },
   );
 }

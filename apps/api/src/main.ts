@@ -17,7 +17,7 @@ async function bootstrap(): Promise<void> {
   await mountQueueDashboard(app, config);
   await mountApiDocs(app);
   // Before the public port: its close hook must be added before that server starts.
-  await serveMetricsPort(app, config.METRICS_PORT);
+  await serveMetricsPort(app, config.METRICS_PORT, config.INTERNAL_HOST);
   await listen(app, config.PORT, 'API');
 }
 

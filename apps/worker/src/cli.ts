@@ -6,7 +6,9 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
+import { ttlProblem } from '@app/shared/auth/token-lifetime';
 import { migrate } from '@app/shared/data-source';
+import { isValidSubject, SUBJECT_RULE } from '@app/shared/ids/author-id';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 import { VideoImporter } from './import/video-importer';
 import { OutboxRepository } from '@app/shared/events/outbox.repository';
@@ -224,22 +226,31 @@ webhooks
     });
   });
 
+/** The API refuses a token whose subject breaks the author id rule: none is signed. */
+const subject = (value: string) => {
+  if (!isValidSubject(value)) throw new InvalidArgumentError(SUBJECT_RULE);
+  return value;
+};
+
 program
   .command('token')
   .description('print a signed development token (needs JWT_SECRET)')
-  .requiredOption('--sub <id>', "the subject: the caller's author id")
+  .requiredOption('--sub <id>', "the subject: the caller's author id", subject)
   .option('--role <role...>', 'roles to grant, e.g. admin', [])
   .option('--ttl <duration>', 'lifetime, e.g. 30m, 1h, 7d', '1h')
   .action((options: { sub: string; role: string[]; ttl: string }) => {
     const config = loadConfig();
     if (!config.JWT_SECRET)
       throw new InvalidArgumentError('JWT_SECRET must be set to sign development tokens');
+    const ttlSeconds = parseTtl(options.ttl);
+    const tooLong = ttlProblem(ttlSeconds, config.JWT_MAX_LIFETIME);
+    if (tooLong) program.error(`error: ${tooLong}`);
     console.log(
       signDevToken({
         secret: config.JWT_SECRET,
         sub: options.sub,
         roles: options.role,
-        ttlSeconds: parseTtl(options.ttl),
+        ttlSeconds,
         issuer: config.JWT_ISSUER,
         audience: config.JWT_AUDIENCE,
       }),

@@ -10,7 +10,8 @@ async function bootstrap(): Promise<void> {
   const config = loadConfig();
   // Probes and scrapes are not worth a log line each.
   const app = await createHttpApp(WorkerModule, config, { logRequests: false });
-  await listen(app, config.WORKER_PORT, 'worker');
+  // Probes and scrapes only: never on a public interface (docs/contract.md §9).
+  await listen(app, config.WORKER_PORT, 'worker', config.INTERNAL_HOST);
 }
 
 bootstrap().catch(exitOnStartupError);

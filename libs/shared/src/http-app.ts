@@ -8,6 +8,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import type { AppConfig } from './config/config.schema';
 import { MetricsService } from './metrics/metrics.service';
 import { useAnswerHeaders } from './http/answer-headers';
+import { parseQueryString, readablePath } from './http/percent-encoding';
 import { problemBody, ProblemException, sendProblem } from './http/problem';
 
 /** The caller's `X-Request-Id` when it is a sane token, else a new UUID; jobs carry it on. */
@@ -88,13 +89,16 @@ export async function createHttpApp(
       // An id up to this long is a 400 from validation; a longer one, the router's 400 below.
       maxParamLength: MAX_PARAM_LENGTH,
       ignoreTrailingSlash: true,
+      querystringParser: parseQueryString,
     },
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const raw: IncomingMessage & { originalUrl?: string } = request.raw;
-      unreadable.set(raw, error);
       // The log line keeps the path the client asked for (Fastify's `request.originalUrl`).
       raw.originalUrl = raw.url;
-      raw.url = UNREADABLE_PATH;
+      // A segment that does not decode reaches its route as a value validation refuses by name.
+      const readable = error.code === 'FST_ERR_BAD_URL' ? readablePath(raw.url ?? '') : undefined;
+      if (!readable) unreadable.set(raw, error);
+      raw.url = readable ?? UNREADABLE_PATH;
       adapter.getInstance().routing(raw, reply.raw);
     },
   });
@@ -197,12 +201,17 @@ function refuseBodies(fastify: FastifyInstance): void {
 }
 
 /**
- * Listens on every interface and says so once, with the Node.js version the process runs on (the
- * project pins Node 24; `/metrics` carries it too, as `nodejs_version_info`).
+ * Listens on `host` (every interface by default) and says so once, with the Node.js version the
+ * process runs on (the project pins Node 24; `/metrics` carries it too, as `nodejs_version_info`).
  */
-export async function listen(app: NestFastifyApplication, port: number, name: string): Promise<void> {
-  await app.listen(port, '0.0.0.0');
+export async function listen(
+  app: NestFastifyApplication,
+  port: number,
+  name: string,
+  host = '0.0.0.0',
+): Promise<void> {
+  await app.listen(port, host);
   const log = await app.resolve(PinoLogger);
   log.setContext(name);
-  log.info({ port, node: process.version }, `listening on port ${port} (Node.js ${process.version})`);
+  log.info({ port, host, node: process.version }, `listening on port ${port} (Node.js ${process.version})`);
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
@@ -5,14 +6,12 @@ import { PassportStrategy } from '@nestjs/passport';
 import { decode, type Algorithm } from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
+import { CLOCK_TOLERANCE_SECONDS, expiresWithinLifetime } from '@app/shared/auth/token-lifetime';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
+import { isValidSubject } from '@app/shared/ids/author-id';
 import type { Actor } from '@app/shared/video/video-lifecycle';
-import { authorIdSchema } from '../common/query-params';
 import { bearerToken } from './authenticate';
-
-/** Leeway for clocks that disagree a little between issuer and API (at most 30 s). */
-const CLOCK_TOLERANCE_SECONDS = 30;
 
 /** Which algorithms each kind of key may verify: never `none`, never a public key as an HMAC secret. */
 const SECRET_ALGORITHMS: Algorithm[] = ['HS256'];
@@ -96,6 +95,11 @@ function keyProvider(config: AppConfig) {
   const secret = hs256 ? createSecretKey(Buffer.from(hs256)) : undefined;
   const publicKey = publicKeyCache();
   return (request: TokenRequest, rawToken: string, done: KeyCallback) => {
+    // A payload that is not UTF-8 would be read with U+FFFD in place of its bad bytes, so the
+    // subject would name someone the issuer never signed for.
+    if (!isUtf8(Buffer.from(rawToken.split('.')[1] ?? '', 'base64url'))) {
+      return done(new Error('token payload is not UTF-8'));
+    }
     const header = decode(rawToken, { complete: true })?.header;
     // RFC 7515 §4.1.11: a token marking header extensions critical must be refused unless each is
     // understood, and this API understands none (jsonwebtoken ignores `crit`).
@@ -118,6 +122,8 @@ function keyProvider(config: AppConfig) {
 
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  private readonly maxLifetimeSeconds: number;
+
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     super({
       jwtFromRequest: ExtractJwt.fromExtractors([bearerToken, dashboardCookie]),
@@ -132,16 +138,17 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       ...(config.JWT_AUDIENCE ? { audience: config.JWT_AUDIENCE } : {}),
       jsonWebTokenOptions: { clockTolerance: CLOCK_TOLERANCE_SECONDS },
     });
+    this.maxLifetimeSeconds = config.JWT_MAX_LIFETIME;
   }
 
   /**
-   * jsonwebtoken accepts a token without `exp` or `sub`; this API does not, nor a blank `sub`, nor
-   * one that could not be an author id (the subject is the author id it owns, by the same rule).
+   * jsonwebtoken accepts a token without `exp` or `sub`, or valid for ever; this API does not, nor
+   * a `sub` that could not be an author id (the subject is the author id it owns, by the same rule)
+   * or is blank.
    */
   validate(claims: TokenClaims): AuthenticatedUser | false {
-    if (typeof claims.sub !== 'string' || claims.sub.trim() === '') return false;
-    if (!authorIdSchema.safeParse(claims.sub).success) return false;
-    if (typeof claims.exp !== 'number') return false;
+    if (!isValidSubject(claims.sub)) return false;
+    if (!expiresWithinLifetime(claims.exp, this.maxLifetimeSeconds)) return false;
     const roles = Array.isArray(claims.roles)
       ? claims.roles.filter((r): r is string => typeof r === 'string')
       : [];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUTHOR_ID_RULE, isValidAuthorId } from '@app/shared/ids/author-id';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
 import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
 
@@ -75,10 +76,8 @@ export const operationIdSchema = (name: string, description: string) =>
     { type: 'string', format: 'uuid' },
   );
 
-/** An author id: opaque, 1–128 characters. */
-export const authorIdSchema = z
-  .string()
-  .refine(charactersWithin(1, 128), 'authorId must be 1 to 128 characters');
+/** An author id: opaque, by the one rule of §3 that tokens and import records follow too. */
+export const authorIdSchema = z.string().refine(isValidAuthorId, `authorId ${AUTHOR_ID_RULE}`);
 
 /** The document's view of an author id: opaque text of 1–128 characters (code points). */
 export const authorIdWire: WireSchema = { type: 'string', minLength: 1, maxLength: 128 };

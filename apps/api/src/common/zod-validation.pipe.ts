@@ -1,6 +1,7 @@
 import { createParamDecorator, type ExecutionContext, type PipeTransform } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { UNREADABLE } from '@app/shared/http/percent-encoding';
 import { ProblemException, type ProblemFieldError } from '@app/shared/http/problem';
 import { noQuery } from './query-params';
 
@@ -22,17 +23,21 @@ function unknownParameters(schema: z.ZodType, input: Record<string, unknown>): P
 }
 
 /**
- * Checks one request part against its schema. A parameter given twice arrives as an array and is
- * refused as such, as is one the route does not take; every other problem is the schema's own
+ * Checks one request part against its schema. A parameter whose percent-encoding is not UTF-8, or
+ * given twice (it arrives as an array), is refused as such, as is one the route does not take;
+ * every other problem is the schema's own
  * message, one entry per parameter.
  */
 export function validatePart<S extends z.ZodType>(schema: S, value: unknown): Validated<S> {
   const input = (value ?? {}) as Record<string, unknown>;
+  const unreadable = Object.entries(input)
+    .filter(([, v]) => v === UNREADABLE || (Array.isArray(v) && v.includes(UNREADABLE)))
+    .map(([name]) => ({ name, reason: `${name} must be percent-encoded UTF-8` }));
   const repeated = Object.entries(input)
-    .filter(([, v]) => Array.isArray(v))
+    .filter(([name, v]) => Array.isArray(v) && !unreadable.some((e) => e.name === name))
     .map(([name]) => ({ name, reason: `${name} must be given at most once` }));
   const result = schema.safeParse(input);
-  const errors: ProblemFieldError[] = [...repeated, ...unknownParameters(schema, input)];
+  const errors: ProblemFieldError[] = [...unreadable, ...repeated, ...unknownParameters(schema, input)];
   for (const issue of result.success ? [] : result.error.issues) {
     const name = String(issue.path[0] ?? 'request');
     if (!errors.some((e) => e.name === name)) errors.push({ name, reason: issue.message });

@@ -75,7 +75,22 @@ describe('toImportedVideo', () => {
     ['an invalid id', { id: 'nope', title: 't' }],
     ['no title', { slug: 's' }],
     ['a media name with a path', { slug: 's', title: 't', media: ['../x'] }],
+    ['an empty authorId', { slug: 's', title: 't', authorId: '' }],
+    ['an authorId of 129 characters', { slug: 's', title: 't', authorId: '\u{1F600}'.repeat(129) }],
+    ['an authorId ending in a lone high surrogate', { slug: 's', title: 't', authorId: 'x\uD800' }],
+    ['an authorId with a lone low surrogate', { slug: 's', title: 't', authorId: 'x\uDFFF' }],
+    ['an authorId with a reversed pair', { slug: 's', title: 't', authorId: 'x\uDC00\uD800' }],
+    ['an authorId with NUL', { slug: 's', title: 't', authorId: 'x\u0000' }],
+    ['an authorId with a C1 control', { slug: 's', title: 't', authorId: 'x\u0085' }],
   ])('refuses a record with %s', (_name, value) => {
     expect(importRecordSchema.safeParse(value).success).toBe(false);
+  });
+
+  it.each([
+    ['U+FFFD itself', 'x\uFFFD'],
+    ['128 emoji', '\u{1F600}'.repeat(128)],
+    ['a zero-width space', 'acc-\u200bx'],
+  ])('keeps an authorId with %s as it is', (_name, authorId) => {
+    expect(toImportedVideo(parse({ ...record, authorId })).content.authorId).toBe(authorId);
   });
 });

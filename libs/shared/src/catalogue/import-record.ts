@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUTHOR_ID_RULE, isValidAuthorId } from '../ids/author-id';
 import { AUTHOR_ID_NAMESPACE, isValidVideoId, normalizeId, uuidV5, VIDEO_ID_NAMESPACE } from '../ids/uuid';
 import type { VideoContent } from '../video/video.repository';
 
@@ -7,7 +8,7 @@ export const importRecordSchema = z
   .object({
     id: z.string().refine(isValidVideoId, 'must be a UUID (docs/contract.md §5)').optional(),
     slug: z.string().min(1).max(512).optional(),
-    authorId: z.string().min(1).max(128).optional(),
+    authorId: z.string().refine(isValidAuthorId, AUTHOR_ID_RULE).optional(),
     speakers: z.array(z.string().max(256)).nullish(),
     event: z.string().max(512).nullish(),
     title: z.string().trim().min(1).max(512),

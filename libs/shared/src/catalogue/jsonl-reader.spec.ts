@@ -41,4 +41,26 @@ describe('openJsonLines', () => {
     expect(broken.map((l) => l.line)).toEqual([5]);
     expect(broken[0]?.error).toMatch(/^invalid JSON/);
   });
+
+  it('refuses a line that is not UTF-8 alone, and never reads its bytes as U+FFFD', async () => {
+    const path = join(dir, 'bytes.jsonl');
+    const record = (bytes: number[]) =>
+      Buffer.concat([Buffer.from('{"slug":"s","authorId":"x'), Buffer.from(bytes), Buffer.from('"}\n')]);
+    writeFileSync(
+      path,
+      Buffer.concat([
+        record([0xed, 0xa0, 0x80]), // a lone high surrogate, as CESU-8 writes it
+        record([0xff]),
+        record([0xef, 0xbf, 0xbd]), // U+FFFD itself
+        record([0xc0, 0x80]), // an overlong NUL
+      ]),
+    );
+    const lines = await readAll(path);
+    expect(lines.map((l) => l.error ?? l.value)).toEqual([
+      'not UTF-8',
+      'not UTF-8',
+      { slug: 's', authorId: 'x\uFFFD' },
+      'not UTF-8',
+    ]);
+  });
 });

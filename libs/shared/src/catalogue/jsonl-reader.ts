@@ -28,8 +28,16 @@ export async function openJsonLines(path: string): Promise<JsonLinesSource> {
     bytesRead: () => file.bytesRead,
     async *lines() {
       let line = 0;
-      for await (const text of splitLines(input)) {
+      for await (const bytes of splitLines(input)) {
         line += 1;
+        let text: string;
+        try {
+          text = utf8.decode(bytes);
+        } catch {
+          // Decoded leniently, the bad bytes would become U+FFFD and could make two ids one.
+          yield { line, value: undefined, error: 'not UTF-8' };
+          continue;
+        }
         if (text.trim() === '') continue;
         try {
           yield { line, value: JSON.parse(text) as unknown };
@@ -41,19 +49,28 @@ export async function openJsonLines(path: string): Promise<JsonLinesSource> {
   };
 }
 
+/** Refuses bytes that are not UTF-8 rather than reading them as U+FFFD. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+
 /**
- * The lines of a UTF-8 stream, split at `\n` only (a `\r` before it is dropped). JSON Lines ends a
+ * The lines of a stream as bytes, split at `\n` only (a `\r` before it is dropped). JSON Lines ends a
  * record there and nowhere else: `node:readline` also breaks at U+2028 and U+2029 since Node 24,
  * which JSON allows raw inside strings (the sample has them), and would cut such records in two.
+ * Each line is decoded on its own, so one that is not UTF-8 is refused alone.
  */
-async function* splitLines(input: Readable): AsyncGenerator<string> {
-  const withoutCr = (line: string) => (line.endsWith('\r') ? line.slice(0, -1) : line);
-  input.setEncoding('utf8');
-  let rest = '';
-  for await (const chunk of input as AsyncIterable<string>) {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop() ?? '';
-    yield* parts.map(withoutCr);
+async function* splitLines(input: Readable): AsyncGenerator<Buffer> {
+  const withoutCr = (line: Buffer) => (line.at(-1) === CR ? line.subarray(0, -1) : line);
+  let rest: Buffer = Buffer.alloc(0);
+  for await (const chunk of input as AsyncIterable<Buffer>) {
+    let bytes: Buffer = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
+    for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE)) {
+      yield withoutCr(bytes.subarray(0, end));
+      bytes = bytes.subarray(end + 1);
+    }
+    rest = bytes;
   }
-  if (rest !== '') yield withoutCr(rest);
+  if (rest.length > 0) yield withoutCr(rest);
 }

@@ -15,6 +15,8 @@ const int = (min: number, max: number) => {
     .refine((value) => value >= min && value <= max, message);
 };
 const port = int(1, 65535);
+/** A DNS host name: dot-separated labels of letters, digits and inner hyphens. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 const flag = z
   .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
   .transform((value) => value === 'true' || value === '1');
@@ -106,6 +108,17 @@ export const configSchema = z
     PORT: port.default(3000),
     WORKER_PORT: port.default(3001),
     /**
+     * Where the ports for operators listen (the API's metrics, the worker's health and metrics),
+     * unlike PORT, which listens on every interface: loopback by default, so a scrape is never
+     * answered from outside the machine; a pod sets its own address (docs/contract.md §9).
+     */
+    INTERNAL_HOST: z
+      .string()
+      .refine((value) => isIP(value) !== 0 || HOST_NAME.test(value), {
+        message: 'must be an IP address or a host name to listen on, like 127.0.0.1',
+      })
+      .default('127.0.0.1'),
+    /**
      * The API's Prometheus scrapes, kept off the public port (docs/contract.md §9). 9464 is the port
      * Prometheus exporters of OpenTelemetry use; 0 lets the system pick a free one (the tests do).
      */
@@ -155,6 +168,11 @@ export const configSchema = z
      * the one issuer, and a shared secret that leaked would otherwise sign anything (docs/contract.md §3).
      */
     JWT_ALLOW_HS256: flag.default(false),
+    /**
+     * The longest a token may still be valid, in seconds (30 days by default): a token whose `exp`
+     * lies further ahead is refused, as a stolen one would otherwise never stop working.
+     */
+    JWT_MAX_LIFETIME: int(60, 31_536_000).default(2_592_000),
     RETENTION_DEFAULT_DAYS: int(0, 3650).default(30),
     PURGE_SWEEP_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
     RECONCILE_INTERVAL_MS: int(1_000, 604_800_000).default(900_000),

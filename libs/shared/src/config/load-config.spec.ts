@@ -16,6 +16,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       PORT: 3000,
       WORKER_PORT: 3001,
+      INTERNAL_HOST: '127.0.0.1',
       DATABASE_URL: 'mysql://root@127.0.0.1:3306/videos',
       REDIS_URL: 'redis://127.0.0.1:6379',
       ELASTICSEARCH_URL: 'http://127.0.0.1:9200',
@@ -28,6 +29,7 @@ describe('loadConfig', () => {
       METRICS_PORT: 9464,
       METRICS_REFRESH_INTERVAL_MS: 15_000,
       JWT_ALLOW_HS256: false,
+      JWT_MAX_LIFETIME: 2_592_000,
       TRASH_CONCURRENCY: 1,
       TRASH_OPERATION_RETENTION_DAYS: 30,
       ERASURE_CONCURRENCY: 1,
@@ -69,6 +71,13 @@ describe('loadConfig', () => {
     expect(problemsOf({ REDIS_URL: 'redis://a:6379/0', REDIS_CLUSTER: 'true' })).toEqual([]);
   });
 
+  it.each(['0.0.0.0', '::', '10.244.1.7', 'fd00::2', 'localhost', 'pod-1.videos.svc'])(
+    'takes INTERNAL_HOST=%s',
+    (host) => {
+      expect(loadConfig({ INTERNAL_HOST: host }).INTERNAL_HOST).toBe(host);
+    },
+  );
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(3000);
   });
@@ -77,6 +86,10 @@ describe('loadConfig', () => {
     ['PORT', 'abc'],
     ['PORT', '70000'],
     ['WORKER_PORT', '-1'],
+    ['INTERNAL_HOST', 'http://0.0.0.0'],
+    ['INTERNAL_HOST', '0.0.0.0:3001'],
+    ['INTERNAL_HOST', 'two words'],
+    ['INTERNAL_HOST', '-pod'],
     ['DATABASE_URL', 'postgres://localhost/videos'],
     ['REDIS_URL', 'not a url'],
     ['REDIS_URL', 'redis://a:6379,redis://b:6379'],
@@ -91,6 +104,10 @@ describe('loadConfig', () => {
     ['S3_BUCKET', 'UPPER_case'],
     ['S3_FORCE_PATH_STYLE', 'yes'],
     ['JWT_SECRET', 'short'],
+    ['JWT_MAX_LIFETIME', '30d'],
+    ['JWT_MAX_LIFETIME', '59'],
+    ['JWT_MAX_LIFETIME', '31536001'],
+    ['JWT_MAX_LIFETIME', '1e6'],
     ['RETENTION_DEFAULT_DAYS', '3651'],
     ['PURGE_SWEEP_INTERVAL_MS', '10'],
     ['WORKER_CONCURRENCY', '0'],

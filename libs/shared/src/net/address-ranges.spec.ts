@@ -5,6 +5,7 @@ import { type AddressKind, nonPublicKind } from './address-ranges';
 const IPV4_RANGES: [string, AddressKind][] = [
   ['169.254.169.254/32', 'cloud metadata'],
   ['100.100.100.200/32', 'cloud metadata'],
+  ['168.63.129.16/32', 'cloud metadata'],
   ['0.0.0.0/32', 'unspecified'],
   ['255.255.255.255/32', 'broadcast'],
   ['127.0.0.0/8', 'loopback'],
@@ -26,6 +27,7 @@ const IPV4_RANGES: [string, AddressKind][] = [
 
 const IPV6_RANGES: [string, AddressKind][] = [
   ['fd00:ec2::254/128', 'cloud metadata'],
+  ['fd20:ce::254/128', 'cloud metadata'],
   ['::/128', 'unspecified'],
   ['::1/128', 'loopback'],
   ['fc00::/7', 'private'],
@@ -33,8 +35,11 @@ const IPV6_RANGES: [string, AddressKind][] = [
   ['ff00::/8', 'multicast'],
   ['2001::/23', 'reserved'],
   ['2001:db8::/32', 'reserved'],
+  ['3fff::/20', 'reserved'],
   ['2002::/16', 'reserved'],
+  ['5f00::/16', 'reserved'],
   ['64:ff9b:1::/48', 'reserved'],
+  ['100::/64', 'reserved'],
 ];
 
 const ipv4Number = (text: string) => text.split('.').reduce((n, part) => n * 256 + Number(part), 0);
@@ -112,6 +117,35 @@ describe('nonPublicKind', () => {
     ['2002:7f00:1::1', 'reserved'],
     ['::127.0.0.1', 'reserved'],
     ['fec0::1', 'reserved'],
+    // Azure's wire server, in each form it can be reached by.
+    ['168.63.129.16', 'cloud metadata'],
+    ['::ffff:168.63.129.16', 'cloud metadata'],
+    ['::ffff:a83f:8110', 'cloud metadata'],
+    ['64:ff9b::a83f:8110', 'cloud metadata'],
+    ['64:ff9b::168.63.129.16', 'cloud metadata'],
+    ['fd20:ce::254', 'cloud metadata'],
+    // IANA's special-purpose blocks, each at its ends.
+    ['3fff::', 'reserved'],
+    ['3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff', 'reserved'],
+    ['5f00::', 'reserved'],
+    ['5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'reserved'],
+    ['100::', 'reserved'],
+    ['100::ffff:ffff:ffff:ffff', 'reserved'],
+    ['100:0:0:1::1', 'reserved'], // dummy prefix (RFC 9780)
+    ['2001:2::1', 'reserved'], // benchmarking
+    ['2001::1', 'reserved'], // Teredo
+    ['2001:20::1', 'reserved'], // ORCHIDv2
+    ['64:ff9b:1::a00:1', 'reserved'],
+    ['64:ff9b:1:ffff::1', 'reserved'],
+    ['192.0.0.0', 'reserved'],
+    ['192.0.0.255', 'reserved'],
+    ['192.0.0.170', 'reserved'], // NAT64 discovery
+    ['198.18.0.0', 'reserved'],
+    ['198.19.255.255', 'reserved'],
+    ['::ffff:198.18.0.1', 'reserved'],
+    ['64:ff9b::c612:1', 'reserved'],
+    ['::ffff:192.0.0.8', 'reserved'],
+    ['2002:a9fe:a9fe::1', 'reserved'], // 6to4 of 169.254.169.254
   ])('%s is %s', (address, kind) => {
     expect(nonPublicKind(address)).toBe(kind);
   });
@@ -129,6 +163,14 @@ describe('nonPublicKind', () => {
     '64:ff9b::808:808',
     '2606:4700:4700::1111',
     '2a00:1450:4007:80f::200e',
+    '168.63.129.15',
+    '168.63.129.17',
+    '::ffff:168.63.129.17',
+    '3fff:1000::1',
+    '3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+    '198.17.255.255',
+    '198.20.0.0',
+    '192.0.1.0',
   ])('%s is public', (address) => {
     expect(nonPublicKind(address)).toBeUndefined();
   });

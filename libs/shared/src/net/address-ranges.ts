@@ -17,15 +17,21 @@ type Range = [network: string, prefix: number];
 /**
  * Ranges by kind, most specific first: the first kind that holds an address names it (the metadata
  * addresses sit inside link-local, CGNAT and fc00::/7; 0.0.0.0 inside 0.0.0.0/8). IPv4 ranges also
- * hold their IPv4-mapped and NAT64 forms (::ffff:127.0.0.1, 64:ff9b::7f00:1).
+ * hold their IPv4-mapped and NAT64 forms (::ffff:127.0.0.1, 64:ff9b::7f00:1). Checked against
+ * IANA's IPv4 and IPv6 special-purpose address registries: every block they mark not globally
+ * reachable is here or, for IPv6, outside global unicast. A few reachable ones inside a listed
+ * block (anycast 192.0.0.9 and 192.0.0.10 in 192.0.0.0/24; 2001:1::1, AMT and AS112 in
+ * 2001::/23) are refused with it, as no webhook receiver lives there.
  */
 const IPV4: [AddressKind, Range[]][] = [
-  // AWS, GCP, Azure, Oracle and others at 169.254.169.254; Alibaba Cloud at 100.100.100.200.
+  // AWS, GCP, Azure, Oracle and others at 169.254.169.254; Alibaba Cloud at 100.100.100.200;
+  // Azure's wire server (the VM agent's channel to the host) at 168.63.129.16, a public address.
   [
     'cloud metadata',
     [
       ['169.254.169.254', 32],
       ['100.100.100.200', 32],
+      ['168.63.129.16', 32],
     ],
   ],
   ['unspecified', [['0.0.0.0', 32]]],
@@ -58,7 +64,13 @@ const IPV4: [AddressKind, Range[]][] = [
 ];
 
 const IPV6: [AddressKind, Range[]][] = [
-  ['cloud metadata', [['fd00:ec2::254', 128]]], // AWS over IPv6
+  [
+    'cloud metadata',
+    [
+      ['fd00:ec2::254', 128], // AWS over IPv6
+      ['fd20:ce::254', 128], // GCP over IPv6
+    ],
+  ],
   ['unspecified', [['::', 128]]],
   ['loopback', [['::1', 128]]],
   ['private', [['fc00::', 7]]], // unique local
@@ -69,8 +81,12 @@ const IPV6: [AddressKind, Range[]][] = [
     [
       ['2001::', 23], // IETF protocol assignments, Teredo among them
       ['2001:db8::', 32], // documentation
+      ['3fff::', 20], // documentation (RFC 9637)
       ['2002::', 16], // 6to4 (deprecated): tunnels to any IPv4 address
       ['64:ff9b:1::', 48], // local-use NAT64
+      // Outside global unicast, so reserved anyway; listed as the registry names them.
+      ['5f00::', 16], // SRv6 segment identifiers (RFC 9602)
+      ['100::', 64], // discard-only (RFC 6666)
     ],
   ],
 ];

@@ -52,6 +52,19 @@ describe('DestinationPolicy', () => {
     );
   });
 
+  it("refuses Azure's wire server and the newer special-purpose blocks, whatever name leads there", () => {
+    const policy = allowing('');
+    expect(policy.refusal('wire.example', '168.63.129.16')).toBe(
+      'destination 168.63.129.16 (wire.example) is a cloud metadata address; allow it with WEBHOOK_ALLOWED_HOSTS',
+    );
+    expect(policy.refusal('docs.example', '3fff::1')).toMatch(
+      /^destination 3fff::1 \(docs\.example\) is a reserved address;/,
+    );
+    expect(policy.refusal('sid.example', '5f00::1')).toMatch(/is a reserved address;/);
+    expect(policy.refusal('gce.example', 'fd20:ce::254')).toMatch(/is a cloud metadata address;/);
+    expect(allowing('168.63.129.16').refusal('wire.example', '168.63.129.16')).toBeUndefined();
+  });
+
   it('allows a name as written in the URL, whatever it resolves to, and nothing else by it', () => {
     const policy = allowing('receiver.internal');
     expect(policy.refusal('Receiver.Internal.', '10.1.2.3')).toBeUndefined();
