@@ -100,7 +100,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       for (const deployment of deployments) {
         const podLabels = deployment.spec!.template.metadata!.labels ?? {};
         const governing = policies.filter((policy) =>
-          matches(policy.spec!.podSelector.matchLabels ?? {}, podLabels),
+          matches(policy.spec!.podSelector?.matchLabels ?? {}, podLabels),
         );
         expect({ deployment: deployment.metadata!.name, policies: governing.length }).toEqual({
           deployment: deployment.metadata!.name,
