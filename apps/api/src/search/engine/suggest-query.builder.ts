@@ -55,7 +55,7 @@ export function buildSuggestRequest(q: string, limit: number, index: string): es
 }
 
 /** How many close words the suggester offers per word: the closest may be held by hidden videos only. */
-export const TYPO_CANDIDATES = 5;
+const TYPO_CANDIDATES = 5;
 
 /**
  * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description, tags, event),
