@@ -138,10 +138,14 @@ describe('search cursors (contract §7)', () => {
     };
 
     it('a tampered cursor', async () => {
-      const [payload, mac] = cursor.split('.') as [string, string];
-      const json = Buffer.from(payload, 'base64url').toString().replace('"page":2', '"page":3');
-      await refused(`q=okapi&cursor=${Buffer.from(json).toString('base64url')}.${mac}`, 'cursor');
-      await refused(`q=okapi&cursor=${payload}.${mac.split('').reverse().join('')}`, 'cursor');
+      const sealed = Buffer.from(cursor, 'base64url');
+      for (const at of [0, sealed.length >> 1, sealed.length - 1]) {
+        const altered = Buffer.from(sealed);
+        altered[at]! ^= 1;
+        const body = await refused(`q=okapi&cursor=${altered.toString('base64url')}`, 'cursor');
+        expect(body.detail).toMatch(/altered/);
+      }
+      await refused(`q=okapi&cursor=${cursor.split('').reverse().join('')}`, 'cursor');
       await refused('q=okapi&cursor=garbage', 'cursor');
     });
 

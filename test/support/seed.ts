@@ -11,6 +11,7 @@ export interface SeedOptions {
   publishedAt?: (index: number) => Date;
   speakers?: (index: number) => string[];
   event?: (index: number) => string;
+  tags?: (index: number) => string[];
 }
 
 /** Writes videos the way the import does: rows, media objects and index documents. Returns their ids. */
@@ -24,7 +25,7 @@ export async function seedVideos(
     authorId: options.authorId ?? 'author-1',
     title: options.title?.(index) ?? `Seeded video ${index}`,
     description: options.description?.(index) ?? 'A video written by the test seed.',
-    tags: ['seed'],
+    tags: options.tags?.(index) ?? ['seed'],
     speakers: options.speakers?.(index) ?? [],
     event: options.event?.(index) ?? null,
     publishedAt: options.publishedAt?.(index) ?? new Date(Date.UTC(2024, 0, 1 + index)),

@@ -135,11 +135,13 @@ export function facetCounts(
   );
 }
 
-/** The words of `heldWordsRequest` that some document holds. */
-export function heldWords(response: estypes.SearchResponse): Set<string> {
-  const held = response.aggregations?.held as { buckets?: Record<string, { doc_count: number }> } | undefined;
+type Counted = { buckets?: Record<string, { doc_count: number }> } | undefined;
+
+/** The words of one of `activeWordsRequest`'s counts that some active video holds. */
+function counted(response: estypes.SearchResponse, name: 'held' | 'offered'): Set<string> {
+  const buckets = (response.aggregations?.[name] as Counted)?.buckets ?? {};
   return new Set(
-    Object.entries(held?.buckets ?? {})
+    Object.entries(buckets)
       .filter(([, bucket]) => bucket.doc_count > 0)
       .map(([word]) => word),
   );
@@ -147,12 +149,30 @@ export function heldWords(response: estypes.SearchResponse): Set<string> {
 
 type SuggestAnswer = Record<string, { text: string; options?: { text: string }[] | { text: string } }[]>;
 
-/** The corrections in `typoSuggestions`' answer: each word the index lacks, with its closest word. */
-export function corrections(suggest: SuggestAnswer | undefined): Record<string, string> {
-  const found: Record<string, string> = {};
+/** The words of `typoSuggestions`' answer the index lacks, each with its close words, closest first. */
+export function typoCandidates(suggest: SuggestAnswer | undefined): Record<string, string[]> {
+  const found: Record<string, string[]> = {};
   for (const entry of suggest?.spelling ?? []) {
     const options = Array.isArray(entry.options) ? entry.options : entry.options ? [entry.options] : [];
-    if (options[0]) found[entry.text.toLowerCase()] = options[0].text;
+    if (options.length > 0) found[entry.text.toLowerCase()] = options.map((option) => option.text);
+  }
+  return found;
+}
+
+/**
+ * The corrections `activeWordsRequest`'s answer allows: each word no active video holds, replaced
+ * by its closest candidate that an active video holds; a word with no such candidate stays as typed.
+ */
+export function activeCorrections(
+  candidates: Record<string, string[]>,
+  response: estypes.SearchResponse,
+): Record<string, string> {
+  const held = counted(response, 'held');
+  const offered = counted(response, 'offered');
+  const found: Record<string, string> = {};
+  for (const [word, options] of Object.entries(candidates)) {
+    const correction = options.find((option) => offered.has(option));
+    if (!held.has(word) && correction !== undefined) found[word] = correction;
   }
   return found;
 }

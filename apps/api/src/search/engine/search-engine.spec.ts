@@ -26,7 +26,7 @@ class FakeIndex {
   pits = 0;
   suggest: Record<string, { text: string; options: { text: string }[] }[]> = {};
   fail?: Error;
-  /** Words some document holds (what a size-0 count on `spelling` finds). */
+  /** Words some active video holds (what a size-0 count on `spelling`, filtered to active, finds). */
   held = new Set<string>();
 
   constructor(public docs: Doc[]) {}
@@ -54,12 +54,18 @@ class FakeIndex {
       } as never);
     }
     this.requests.push(request);
-    const counted = (request.aggs?.held?.filters?.filters ?? {}) as Record<string, unknown>;
     if (request.aggs) {
-      const buckets = Object.fromEntries(
-        Object.keys(counted).map((word) => [word, { doc_count: this.held.has(word) ? 1 : 0 }]),
-      );
-      return Promise.resolve({ hits: { hits: [] }, aggregations: { held: { buckets } } } as never);
+      const count = (name: 'held' | 'offered') => {
+        const asked = (request.aggs?.[name]?.filters?.filters ?? {}) as Record<string, unknown>;
+        const buckets = Object.fromEntries(
+          Object.keys(asked).map((word) => [word, { doc_count: this.held.has(word) ? 1 : 0 }]),
+        );
+        return { buckets };
+      };
+      return Promise.resolve({
+        hits: { hits: [] },
+        aggregations: { held: count('held'), offered: count('offered') },
+      } as never);
     }
     const idFilter = JSON.stringify(request.query).match(/"ids":\{"values":\["([^"]+)"\]/)?.[1];
     let docs = idFilter ? this.docs.filter((d) => d.id === idFilter) : [...this.docs];
@@ -147,6 +153,7 @@ describe('SearchEngine', () => {
   it('ranks again with the corrections when the index lacks a word, and keeps them for the cursor', async () => {
     const index = new FakeIndex([doc('a', 2), doc('b', 1)]);
     index.suggest = { spelling: [{ text: 'pnadas', options: [{ text: 'pandas' }] }] };
+    index.held.add('pandas');
     const search = ranking(index);
     const page = await search.rank({ ...criteria, q: 'pnadas' }, 1, 1);
     // Suggester along with the search, a count that no shard holds the word, the corrected search,
@@ -175,6 +182,32 @@ describe('SearchEngine', () => {
     expect(index.requests).toHaveLength(2);
     expect(page.hits.map((hit) => hit.id)).toEqual(['a']);
     expect(JSON.stringify(index.requests[0]!.query)).toContain('1104');
+  });
+
+  it('corrects only to a word an active video holds: the closest such, or none', async () => {
+    const index = new FakeIndex([doc('a', 2)]);
+    // The closest words are held only by hidden videos (soft-deleted, or deleted but not merged away).
+    index.suggest = {
+      spelling: [
+        { text: 'wombatrex', options: [{ text: 'wombatrix' }, { text: 'wombatrax' }] },
+        { text: 'quollex', options: [{ text: 'quollix' }] },
+      ],
+    };
+    index.held.add('wombatrax');
+    const search = ranking(index);
+    const page = await search.rank({ ...criteria, q: 'wombatrex quollex' }, 1, 1);
+    expect(page.corrections).toEqual({ wombatrex: 'wombatrax' });
+    const offered = index.requests[1]!;
+    expect(offered.query).toEqual({ bool: { filter: [{ term: { state: 'active' } }] } });
+    expect(Object.keys(offered.aggs!.offered!.filters!.filters!).sort()).toEqual([
+      'quollix',
+      'wombatrax',
+      'wombatrix',
+    ]);
+    // Remembered as a verdict of none for the word with no active candidate.
+    const again = await search.rank({ ...criteria, q: 'quollex' }, 1, 1);
+    expect(again.corrections).toEqual({});
+    expect(index.requests.at(-1)!.suggest).toBeUndefined();
   });
 
   it('asks the suggester along with the first search of new words, and once only when all are held', async () => {

@@ -5,14 +5,14 @@ import { isLostPointInTime, isUnavailable } from './search-errors';
 import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
 import { IndexReads } from './index-reads';
 import {
-  corrections,
-  heldWords,
+  activeCorrections,
   ranked,
   suggestedTitles,
   viewOf,
   type Ranking,
   type RankPosition,
   type SearchResponses,
+  typoCandidates,
 } from './search-answers';
 import type { SearchCriteria } from './search-criteria';
 import {
@@ -21,7 +21,7 @@ import {
   type SearchRequests,
   type Slice,
 } from './search-query.builder';
-import { buildSuggestRequest, heldWordsRequest, typoSuggestions } from './suggest-query.builder';
+import { activeWordsRequest, buildSuggestRequest, typoSuggestions } from './suggest-query.builder';
 import { TypoCorrections } from './typo-corrections';
 
 /** How long a cursor, and the point in time it reads, live after each page read through it. */
@@ -35,7 +35,7 @@ export class LostPointInTime extends Error {
   }
 }
 
-type Suggested = Parameters<typeof corrections>[0];
+type Suggested = Parameters<typeof typoCandidates>[0];
 
 /** Only what the ranking needs travels back: ids, scores, sort values, the counts, the suggester's verdicts. */
 const FILTER_PATH = ['pit_id', 'suggest', 'aggregations', 'hits.total', 'hits.hits._score', 'hits.hits.sort'];
@@ -61,9 +61,9 @@ function whole(request: estypes.SearchRequest): estypes.SearchRequest {
  * Every page is ranked in the complete order (score, then newer `publishedAt`, then `id`), one
  * hit beyond the page to know whether another follows, and counted beside it. A page by number
  * reads the live index; a cursor's page reads a point in time after the last hit shown, so a walk
- * neither repeats nor skips a video while the index changes. A word the index holds nowhere is
- * replaced by its closest word (`TypoCorrections` remembers the index's verdicts). The index
- * unavailable is a 503 (docs/contract.md §7).
+ * neither repeats nor skips a video while the index changes. A word no active video holds is
+ * replaced by its closest word that one does (`TypoCorrections` remembers the index's verdicts), so
+ * no correction reveals a hidden video. The index unavailable is a 503 (docs/contract.md §7).
  */
 @Injectable()
 export class SearchEngine {
@@ -88,7 +88,7 @@ export class SearchEngine {
       const { rank, count } = requests(criteria);
       response = await this.run({ rank: { ...rank, suggest: typoSuggestions(criteria.q) }, count });
       const suggested = response.rank.suggest as Suggested;
-      fixes = await this.unlessHeld(corrections(suggested), criteria.q);
+      fixes = await this.activeOnly(typoCandidates(suggested), criteria.q);
       this.typos.learn(criteria.q, fixes);
       if (Object.keys(fixes).length > 0)
         response = await this.run(requests({ ...criteria, corrections: fixes }));
@@ -97,16 +97,18 @@ export class SearchEngine {
   }
 
   /**
-   * The corrections whose word no shard holds in any form (each shard's suggester sees only its
-   * own words), and not `q`'s last word when a title word starts with it (it is being typed).
+   * The corrections active videos allow (`activeCorrections`): the suggester's words come from
+   * every document the engine still has, and each shard's suggester sees only its own words.
+   * Asked only when the suggester offered some word, which a search of known words never does.
    */
-  private async unlessHeld(fixes: Record<string, string>, q: string): Promise<Record<string, string>> {
-    const words = Object.keys(fixes);
-    if (words.length === 0) return fixes;
-    const held = heldWords(
-      await this.unlessUnavailable(() => this.index.search(heldWordsRequest(this.index.alias, words, q))),
+  private async activeOnly(candidates: Record<string, string[]>, q: string): Promise<Record<string, string>> {
+    const words = Object.keys(candidates);
+    if (words.length === 0) return {};
+    const offered = [...new Set(Object.values(candidates).flat())];
+    const response = await this.unlessUnavailable(() =>
+      this.index.search(activeWordsRequest(this.index.alias, words, offered, q)),
     );
-    return Object.fromEntries(Object.entries(fixes).filter(([word]) => !held.has(word)));
+    return activeCorrections(candidates, response);
   }
 
   /** Titles that complete `q`, best first, as the index holds them. */

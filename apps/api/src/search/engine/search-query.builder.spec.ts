@@ -1,4 +1,5 @@
-import { corrections, facetCounts } from './search-answers';
+import type { estypes } from '@elastic/elasticsearch';
+import { activeCorrections, typoCandidates, facetCounts } from './search-answers';
 import { FACET_SIZE, type SearchCriteria } from './search-criteria';
 import { buildSearchRequests, MISSING_DATE, type Slice } from './search-query.builder';
 import { buildSuggestRequest } from './suggest-query.builder';
@@ -209,12 +210,36 @@ describe('buildSearchRequests', () => {
     expect(alternatives('日本')).toHaveLength(7);
   });
 
-  it('corrects only the words the index lacks and has a close word for', () => {
-    const entry = (text: string, option?: string) => ({ text, options: option ? [{ text: option }] : [] });
+  it('offers as candidates only the words the index lacks and has close words for', () => {
+    const entry = (text: string, ...options: string[]) => ({
+      text,
+      options: options.map((text) => ({ text })),
+    });
     expect(
-      corrections({ spelling: [entry('Pyhton', 'python'), entry('kubernetes'), entry('xqzzy')] }),
-    ).toEqual({ pyhton: 'python' });
-    expect(corrections(undefined)).toEqual({});
+      typoCandidates({
+        spelling: [entry('Pyhton', 'python', 'pylon'), entry('kubernetes'), entry('xqzzy')],
+      }),
+    ).toEqual({ pyhton: ['python', 'pylon'] });
+    expect(typoCandidates(undefined)).toEqual({});
+  });
+
+  it('corrects a word no active video holds to its closest candidate an active video holds', () => {
+    const answer = (held: string[], offered: string[]) =>
+      ({
+        aggregations: {
+          held: { buckets: Object.fromEntries(held.map((word) => [word, { doc_count: 1 }])) },
+          offered: {
+            buckets: Object.fromEntries(
+              [...offered, 'gone'].map((word) => [word, { doc_count: word === 'gone' ? 0 : 1 }]),
+            ),
+          },
+        },
+      }) as unknown as estypes.SearchResponse;
+    const candidates = { pyhton: ['gone', 'python', 'pylon'], kuberntes: ['gone'], pandsa: ['pandas'] };
+    expect(activeCorrections(candidates, answer(['pandsa'], ['python', 'pylon', 'pandas']))).toEqual({
+      pyhton: 'python',
+    });
+    expect(activeCorrections(candidates, answer([], []))).toEqual({});
   });
 });
 

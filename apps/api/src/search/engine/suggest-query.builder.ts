@@ -54,16 +54,26 @@ export function buildSuggestRequest(q: string, limit: number, index: string): es
   };
 }
 
+/** How many close words the suggester offers per word: the closest may be held by hidden videos only. */
+const TYPO_CANDIDATES = 5;
+
 /**
  * Asks the index which of `q`'s words (folded) it holds nowhere (heading, description, tags, event),
- * each with the closest word it does hold: Elasticsearch's term suggester over the `spelling`
- * field, only for missing words (a word that is there costs one dictionary lookup).
+ * each with its closest words: Elasticsearch's term suggester over the `spelling` field, only for
+ * missing words (a word that is there costs one dictionary lookup). The suggester reads the terms
+ * of every document, deleted or hidden too: its words are candidates only (`activeWordsRequest`).
  */
 export function typoSuggestions(q: string): estypes.SearchSuggester {
   return {
     spelling: {
       text: foldedWords(q).join(' '),
-      term: { field: FIELD.spelling, suggest_mode: 'missing', size: 1, min_word_length: 4, prefix_length: 1 },
+      term: {
+        field: FIELD.spelling,
+        suggest_mode: 'missing',
+        size: TYPO_CANDIDATES,
+        min_word_length: 4,
+        prefix_length: 1,
+      },
     },
   };
 }
@@ -71,14 +81,21 @@ export function typoSuggestions(q: string): estypes.SearchSuggester {
 const STEM_FIELDS = [FIELD.headingStems, FIELD.descriptionStems, FIELD.labelStems];
 
 /**
- * Asks whether the index holds each of `words` anywhere, as it is or as another form of it: a
- * size-0 search counting, per word, the documents whose `spelling` field has it or whose stems
- * have its stem. A form the index lacks is no typo (`pythons` finds Python through its stem), nor
- * is `q`'s last word when a title word starts with it (`datafr` is being typed, not misspelt);
- * and the suggester's "missing" is per shard: with several shards, a word present in one shard
- * but not another comes back with a correction.
+ * Asks, of active videos only, whether they hold each of `words` anywhere, as it is or as another
+ * form of it, and which of `candidates` (the suggester's words) they hold: a size-0 search filtered
+ * on `activeOnly`, counting per word the documents whose `spelling` field has it or whose stems have
+ * its stem. A form the index lacks is no typo (`pythons` finds Python through its stem), nor is
+ * `q`'s last word when a title word starts with it (`datafr` is being typed, not misspelt); and the
+ * suggester's "missing" is per shard: with several shards, a word present in one shard but not
+ * another comes back with a correction. A candidate only a soft-deleted video holds, or a deleted
+ * document the engine has not merged away, is held by no active video: it is never offered.
  */
-export function heldWordsRequest(index: string, words: string[], q: string): estypes.SearchRequest {
+export function activeWordsRequest(
+  index: string,
+  words: string[],
+  candidates: string[],
+  q: string,
+): estypes.SearchRequest {
   const last = foldedWords(q).at(-1);
   const held = (word: string): estypes.QueryDslQueryContainer => ({
     bool: {
@@ -91,10 +108,17 @@ export function heldWordsRequest(index: string, words: string[], q: string): est
       ],
     },
   });
+  const filters = (list: string[], query: (word: string) => estypes.QueryDslQueryContainer) => ({
+    filters: { filters: Object.fromEntries(list.map((word) => [word, query(word)])) },
+  });
   return {
     index,
     size: 0,
     track_total_hits: false,
-    aggs: { held: { filters: { filters: Object.fromEntries(words.map((word) => [word, held(word)])) } } },
+    query: { bool: { filter: [activeOnly] } },
+    aggs: {
+      held: filters(words, held),
+      offered: filters(candidates, (word) => ({ term: { [FIELD.spelling]: word } })),
+    },
   };
 }
