@@ -294,8 +294,10 @@ describe('GET /api/videos/search (contract §7)', () => {
       expect(response.body.detail).toMatch(/page × limit must not exceed 10000/);
     });
 
-    it('ignores unknown parameters', async () => {
-      expect((await search('q=x&order=new&foo=bar')).status).toBe(200);
+    it('refuses unknown parameters, naming each (§4)', async () => {
+      const answer = await search<{ errors: { name: string }[] }>('q=x&order=new&foo=bar');
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors.map((error) => error.name).sort()).toEqual(['foo', 'order']);
     });
 
     it('needs a token', async () => {
