@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { DASHBOARD_PATH } from '@app/api/admin/dashboard-path';
 import { rssKb, sleep } from '../processes';
+import { startOwnRedis } from '../redis-server';
 import { seedVideos } from '../seed';
 import { startSystem, token, type System } from '../system';
 import { openTestContext, type TestContext } from '../test-context';
@@ -60,14 +61,20 @@ const p99 = (sents: Sent[]) => {
  * they were answered for hold in MySQL.
  */
 export async function attackerBesideUsers(options: AttackerOptions): Promise<ScenarioReport> {
+  // A Redis of its own: the attacker's spent limits (rate, dashboard guesses) must not outlive the run.
+  const redis = await startOwnRedis();
   const env = {
+    REDIS_URL: redis.url,
     // The defaults a deployment runs with: the attacker is one caller, limited like any other.
     RATE_LIMIT_POINTS: '600',
     RATE_LIMIT_WINDOW_SECONDS: '60',
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
   };
-  const context: TestContext = await openTestContext(env);
+  const context: TestContext = await openTestContext(env).catch(async (error: unknown) => {
+    await redis.stop();
+    throw error;
+  });
   let system: System | undefined;
   const sockets = new Set<Socket>();
   try {
@@ -306,5 +313,6 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
     for (const socket of sockets) socket.destroy();
     await system?.stop();
     await context.close();
+    await redis.stop();
   }
 }
