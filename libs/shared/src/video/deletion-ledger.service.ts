@@ -65,7 +65,7 @@ export function ledgerEntry({ video, objectsDeleted, purgedAt }: FinishedDeletio
 }
 
 /** An entry of either shape, read as the impersonal one; `personal` if it needs rewriting. */
-function parsed(text: string): { entry: LedgerEntry; personal: boolean } {
+export function parseLedgerEntry(text: string): { entry: LedgerEntry; personal: boolean } {
   const stored = JSON.parse(text) as LedgerEntry | PersonalEntry;
   if (!('video' in stored)) return { entry: stored, personal: false };
   const { video, objectsDeleted, purgedAt } = stored;
@@ -135,7 +135,7 @@ export class DeletionLedger {
         if (audited.has(id)) continue;
         const text = await this.storage.getText(key);
         if (text === null) continue;
-        if (await this.reapply(parsed(text).entry)) replayed += 1;
+        if (await this.reapply(parseLedgerEntry(text).entry)) replayed += 1;
         audited.add(id);
       }
     }
@@ -156,7 +156,7 @@ export class DeletionLedger {
         const text = await this.storage.getText(key);
         if (text === null) continue;
         counts.read += 1;
-        const { entry, personal } = parsed(text);
+        const { entry, personal } = parseLedgerEntry(text);
         if (!personal) continue;
         await this.storage.putObject(key, JSON.stringify(entry), 'application/json');
         counts.rewritten += 1;
