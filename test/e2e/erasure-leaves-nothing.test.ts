@@ -142,8 +142,12 @@ describe('a completed erasure leaves the author in no store', () => {
     expect(started).toMatchObject({ status: 202, body: { videos: 7 } });
     const erasureId = (started.body as { erasureId: string }).erasureId;
     await followErasure(system.api, erasureId, author, { timeoutMs: 90_000 });
-    await waitFor('erasure.completed delivered', async () =>
-      receiver.received.some((event) => event.valid && event.type === 'erasure.completed') ? true : undefined,
+    await waitFor('erasure.completed delivered', () =>
+      Promise.resolve(
+        receiver.received.some((event) => event.valid && event.type === 'erasure.completed')
+          ? true
+          : undefined,
+      ),
     );
     expect(await outboxForgets(context, AUTHOR, [...ids, erasureId], 30_000)).toEqual({
       events: 0,

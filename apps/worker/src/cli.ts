@@ -189,7 +189,9 @@ program
 
 program
   .command('scrub-ledger')
-  .description('rewrite deletion ledger entries written before they were impersonal (once, after the upgrade)')
+  .description(
+    'rewrite deletion ledger entries written before they were impersonal (once, after the upgrade)',
+  )
   .action(async () => {
     await withWorkerContext(loadConfig(), async (context) => {
       const result = await context.get(DeletionLedger).scrub();
