@@ -5,7 +5,7 @@
  * docs/benchmarks.svg. `npm run bench -- --chart` only redraws the chart from docs/benchmarks.json.
  *
  * `--only <steps>` runs some of the steps (comma-separated, in their usual order: delete, purge,
- * reindex, scale, search, frameworks, metrics-scrape, tracing, migration, outbox, outbox-sweep)
+ * reindex, scale, search, frameworks, metrics-scrape, expunge, tracing, migration, outbox, outbox-sweep)
  * and writes its report to .cache/bench instead of docs/, so a partial run never replaces the
  * published one.
  *
@@ -17,8 +17,8 @@
  * comparison on whatever the bench's index holds (the sample when it holds nothing), with the churn
  * when `--churn` is given: the probe of an API change. A full run leaves it out (`scale` measured
  * it at every size), and `frameworks` too, a probe that takes the search comparisons' frameworks'
- * floor apart layer by layer on whatever the index holds; `metrics-scrape` and `tracing` search
- * what `scale` left, and `migration` migrates a scratch database of the largest size.
+ * floor apart layer by layer on whatever the index holds; `metrics-scrape`, `expunge` and `tracing`
+ * search what `scale` left, and `migration` migrates a scratch database of the largest size.
  * `--profile` samples the API's CPU in its measured rounds of the soft delete and of every search
  * comparison, and the worker's in the purge's, and prints it part by part (bench/profile-table.ts).
  */
@@ -58,6 +58,7 @@ import {
 import type { RunStats } from './lib/stats';
 import { benchSoftDelete } from './delete.bench';
 import { benchMediaCleanup } from './media-cleanup.bench';
+import { benchExpunge } from './expunge.bench';
 import { benchMetricsScrape } from './metrics-scrape.bench';
 import { benchPurge, type PurgeBench } from './purge.bench';
 import { benchReindex } from './reindex.bench';
@@ -87,6 +88,7 @@ const STEPS = [
   'search',
   'frameworks',
   'metrics-scrape',
+  'expunge',
   'tracing',
   'migration',
   'outbox',
@@ -121,7 +123,15 @@ const steps = new Set<Step>((only as Step[] | undefined) ?? DEFAULT_STEPS);
 const reportDir = only ? PATHS.cache : PATHS.docs;
 
 /** Measured rounds of each comparison; even, so that `roundOrder` balances them. */
-const ROUNDS = { search: quick ? 2 : 6, purge: quick ? 2 : 4, reindex: quick ? 2 : 4, scrape: quick ? 2 : 6 };
+const ROUNDS = {
+  search: quick ? 2 : 6,
+  purge: quick ? 2 : 4,
+  reindex: quick ? 2 : 4,
+  scrape: quick ? 2 : 6,
+  expunge: 2,
+};
+/** Documents rewritten before each round of the expunge step: a day's churn of a busy catalogue. */
+const EXPUNGE_CHURN = 0.01;
 /** Measured seconds of search load per side, over all its rounds. */
 const SEARCH_SECONDS = quick ? 8 : 48;
 /** Scrapes of the API's metrics port per second while searches are measured beside none. */
@@ -171,7 +181,9 @@ async function main(): Promise<void> {
     const needsSample =
       ['delete', 'purge', 'reindex'].some((step) => steps.has(step as Step)) ||
       (videos === 0 &&
-        ['search', 'frameworks', 'metrics-scrape', 'tracing'].some((step) => steps.has(step as Step)));
+        ['search', 'frameworks', 'metrics-scrape', 'expunge', 'tracing'].some((step) =>
+          steps.has(step as Step),
+        ));
     if (needsSample && videos !== SAMPLE_VIDEOS) {
       log('resetting the bench database to the sample');
       await emptyBenchData(context);
@@ -510,6 +522,59 @@ async function main(): Promise<void> {
           `search p99, metrics scraped ${scrape.scrapesPerSecond}/s / not scraped`,
           scrape.scraped.p99 / scrape.quiet.p99,
           1.05,
+        ),
+      );
+    }
+
+    if (steps.has('expunge')) {
+      log('expunge: search during the expunge sweep and without');
+      const api = await startApi();
+      const expunge = await benchExpunge(context, api.url, {
+        concurrency: SEARCH_CONCURRENCY,
+        rounds: ROUNDS.expunge,
+        churnShare: EXPUNGE_CHURN,
+      });
+      await api.process.stop();
+      figures.expunge = expunge;
+      measured({
+        title:
+          `Search during the expunge sweep and without, at ${count(expunge.documents)} documents ` +
+          `(${SEARCH_CONCURRENCY} connections; ${ROUNDS.expunge} alternating rounds, a b b a, after an unmeasured ` +
+          `round of each; before every round ${EXPUNGE_CHURN * 100} % of the documents, drawn at random, rewritten ` +
+          `and left to settle; one side searches while the expunge runs, the other as long with nothing beside it)`,
+        header: loadHeader('CPU ms per search: API / ES (of it JIT compiler) / MySQL'),
+        rows: [
+          [
+            ...row('search, no expunge', expunge.quiet),
+            cpuPer(expunge.quiet.cpu, expunge.quiet.requests, ['api', 'elasticsearch', 'mysql']),
+          ],
+          [
+            ...row('search during the expunge', expunge.expunging),
+            cpuPer(expunge.expunging.cpu, expunge.expunging.requests, ['api', 'elasticsearch', 'mysql']),
+          ],
+        ],
+      });
+      measured({
+        title:
+          'The expunges measured above (IndexAdmin.expungeDeletes: a forcemerge with only_expunge_deletes)',
+        header: [
+          'documents rewritten',
+          'deleted documents before → after',
+          'segments before → after',
+          'seconds',
+        ],
+        rows: expunge.expunges.map((run) => [
+          count(run.churned),
+          `${count(run.deletedBefore)} → ${count(run.deletedAfter)}`,
+          `${run.segmentsBefore} → ${run.segmentsAfter}`,
+          run.seconds.toFixed(1),
+        ]),
+      });
+      targets.push(
+        atMost(
+          `search p99 at ${count(expunge.documents)} documents, during the expunge / without`,
+          expunge.expunging.p99 / expunge.quiet.p99,
+          1.5,
         ),
       );
     }

@@ -59,6 +59,13 @@ export function fakeTrashOperationStore(videos: Map<string, VideoEntity>) {
       });
       return Promise.resolve(true);
     },
+    deleteCompletedOfAuthor: (_m: EntityManager, authorId: string) => {
+      const gone = [...operations.values()].filter(
+        (operation) => operation.authorId === authorId && operation.state === 'completed',
+      );
+      for (const { id } of gone) operations.delete(id);
+      return Promise.resolve(gone.length);
+    },
     unfinished: () =>
       Promise.resolve(
         [...operations.values()].filter((operation) => operation.state === 'running').map(({ id }) => id),

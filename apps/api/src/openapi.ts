@@ -9,10 +9,10 @@ import {
 } from './common/openapi-builder';
 import { DASHBOARD_LOGIN_FAILURES, DASHBOARD_LOGIN_WINDOW_SECONDS } from './admin/dashboard-login-limit';
 import { DASHBOARD_PATH } from './admin/dashboard-path';
+import { erasureCountSchema } from './erasure/erasure-count.schema';
 import {
   authorParamsSchema,
   erasureAcceptedSchema,
-  erasureDryRunSchema,
   erasureIdParamsSchema,
   erasureSchema,
   eraseQuerySchema,
@@ -258,15 +258,18 @@ export const API_ROUTES: RouteDoc[] = [
       'Every video of the author (right to erasure): soft-deleted with `retentionDays` (the default retention if ' +
       'absent), or with `permanent=true` deleted at once. Answers 202 at once; the worker moves the videos in ' +
       'batches, through restarts and Redis loss. While one erasure of the author is unfinished, asking again ' +
-      'answers that one. `dryRun=true` answers 200 with the count and changes nothing. The author themself or ' +
-      'an admin only (docs/contract.md §10.2).',
+      'answers that one. `dryRun=true` answers 200 with the count and changes nothing; so does an author with no ' +
+      'video to erase and no erasure under way (`{ "videos": 0 }`). The author themself or an admin only ' +
+      '(docs/contract.md §10.2).',
     security: 'bearer',
     params: authorParamsSchema,
     query: eraseQuerySchema,
     responses: {
       200: {
-        description: 'dry run: how many videos it would act on',
-        json: json('ErasureDryRun', erasureDryRunSchema),
+        description:
+          'nothing changed: a dry run, with how many videos it would act on (`dryRun: true`); or no video ' +
+          'to erase (`videos: 0`, no `dryRun`), nothing written',
+        json: json('ErasureCount', erasureCountSchema),
       },
       202: {
         description: 'the erasure, new or already under way; follow it with getErasure',

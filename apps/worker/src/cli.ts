@@ -16,6 +16,7 @@ import { IndexReconciler } from './index/index-reconciler.service';
 import { REINDEX_BATCH, ReindexService } from './index/reindex.service';
 import { IndexAdmin, shardCountAdvice } from '@app/shared/search/index-admin.service';
 import { StorageService } from '@app/shared/storage/storage.service';
+import { DeletionLedger } from '@app/shared/video/deletion-ledger.service';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
 import { withWorkerContext } from './worker-context';
@@ -185,6 +186,18 @@ program
           `Checked ${result.checked} videos: ${result.missing} missing and ${result.stale} stale documents rewritten, ` +
           `${result.ahead} documents ahead of their row rewritten, ${result.removed} orphaned documents removed.`,
       );
+    });
+  });
+
+program
+  .command('scrub-ledger')
+  .description(
+    'rewrite deletion ledger entries written before they were impersonal (once, after the upgrade)',
+  )
+  .action(async () => {
+    await withWorkerContext(loadConfig(), async (context) => {
+      const result = await context.get(DeletionLedger).scrub();
+      console.log(`Read ${result.read} ledger entries, rewrote ${result.rewritten} that named a person.`);
     });
   });
 

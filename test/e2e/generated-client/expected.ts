@@ -68,9 +68,10 @@ export interface DeletionReceipt {
   objectsRemoved: number | null;
 }
 
-/** `eraseAuthorVideos`: a dry run's count (200) or the erasure under way (202). */
+/** `eraseAuthorVideos`: a dry run's count or nothing to erase (200), or the erasure under way (202). */
 export type ErasureAnswer =
   | { videos: number; dryRun: true }
+  | { videos: 0 }
   | { erasureId: string; videos: number; state: 'running' | 'purging' | 'completed' };
 
 /** `restoreTrash`, `emptyTrash`: the trash operation, new or already running (202). */

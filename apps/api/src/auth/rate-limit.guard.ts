@@ -6,14 +6,16 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { ProblemException } from '@app/shared/http/problem';
 import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
 import type { Actor } from '@app/shared/video/video-lifecycle';
+import { callerId } from '../search/point-in-time-leases';
 
 /** The one quota policy, by the name the `RateLimit` field refers to it. */
 const POLICY = 'default';
 
 /**
  * Per-caller rate limit on `/api/**`, counted in Redis so the limit holds across any number of API
- * processes. Runs after authentication, so the caller is the token's subject. While Redis is
- * away, each process falls back to counting on its own rather than refusing everyone.
+ * processes. Runs after authentication, so the caller is the token's subject, keyed by its hash: an
+ * erased author's id is in no Redis key (docs/contract.md §10.4). While Redis is away, each process
+ * falls back to counting on its own rather than refusing everyone.
  *
  * Every answer it counts states the limit in the IETF HTTPAPI draft's fields ("RateLimit header
  * fields for HTTP"), so a client can slow down before it is refused: `RateLimit-Policy` the quota,
@@ -46,7 +48,7 @@ export class RateLimitGuard implements CanActivate {
     let allowed: boolean;
     let state: RateLimiterRes;
     try {
-      state = await this.limiter.consume(request.user.sub);
+      state = await this.limiter.consume(callerId(request.user.sub));
       allowed = true;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;

@@ -19,6 +19,7 @@ import {
   type ErasureDryRun,
   type ErasureIdParams,
 } from './erasure.schema';
+import type { ErasureNothing } from './erasure-count.schema';
 
 const messages = { notFound: 'No such erasure.', forbidden: AUTHOR_FORBIDDEN };
 
@@ -27,7 +28,10 @@ const messages = { notFound: 'No such erasure.', forbidden: AUTHOR_FORBIDDEN };
 export class ErasureController {
   constructor(private readonly erasures: ErasureService) {}
 
-  /** 202 with the erasure (new, or the one already under way); a dry run is 200 and changes nothing. */
+  /**
+   * 202 with the erasure (new, or the one already under way); a dry run, or an author with nothing
+   * to erase, is 200 and changes nothing.
+   */
   @Delete('authors/:authorId/videos')
   @HttpCode(202)
   async erase(
@@ -36,17 +40,17 @@ export class ErasureController {
     @CurrentUser() user: AuthenticatedUser,
     @RequestId() requestId: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ErasureAccepted | ErasureDryRun> {
+  ): Promise<ErasureAccepted | ErasureDryRun | ErasureNothing> {
     const ask = {
       mode: query.permanent ? 'permanent' : 'soft',
       retentionDays: query.retentionDays,
       dryRun: query.dryRun,
     } as const;
     const answer = settled(await this.erasures.ask(user, params.authorId, ask, requestId), messages);
-    if (answer.dryRun) {
+    if (answer.dryRun || !answer.erasure) {
       // Sets the code only; `void` because a Fastify reply is thenable.
       void reply.status(200);
-      return { videos: answer.videos, dryRun: true };
+      return answer.dryRun ? { videos: answer.videos, dryRun: true } : { videos: 0 };
     }
     return { erasureId: answer.erasure.id, videos: answer.erasure.total, state: answer.erasure.state };
   }

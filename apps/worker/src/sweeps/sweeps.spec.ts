@@ -15,6 +15,7 @@ describe('SWEEPS', () => {
       'reconcile-index': 'maintenance every RECONCILE_INTERVAL_MS',
       'webhook-sweep': 'webhooks every WEBHOOK_SWEEP_INTERVAL_MS, keeping 100',
       'outbox-prune': 'maintenance every OUTBOX_PRUNE_INTERVAL_MS',
+      'expunge-deletes': 'maintenance every EXPUNGE_INTERVAL_MS',
     });
   });
 

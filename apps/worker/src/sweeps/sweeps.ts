@@ -5,6 +5,7 @@ import { QUEUES, type QueueName } from '@app/shared/queue/queues';
 import { ReconcileIndexHandler } from '../index/reconcile-index.handler';
 import { WebhookSweepHandler } from '../webhooks/webhook-sweep.handler';
 import { ErasureSweepHandler } from './erasure-sweep.handler';
+import { ExpungeSweepHandler } from './expunge-sweep.handler';
 import { OrphanSweepHandler } from './orphan-sweep.handler';
 import { OutboxPruneHandler } from './outbox-prune.handler';
 import { PurgeSweepHandler } from './purge-sweep.handler';
@@ -61,6 +62,12 @@ export const SWEEPS = {
     queue: QUEUES.maintenance,
     every: 'OUTBOX_PRUNE_INTERVAL_MS',
     handler: OutboxPruneHandler,
+  },
+  // Deleted documents leave the engine's files; at most a day apart (the interval's bound).
+  'expunge-deletes': {
+    queue: QUEUES.maintenance,
+    every: 'EXPUNGE_INTERVAL_MS',
+    handler: ExpungeSweepHandler,
   },
 } as const satisfies Record<string, Sweep>;
 

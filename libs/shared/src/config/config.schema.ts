@@ -177,6 +177,11 @@ export const configSchema = z
     PURGE_SWEEP_INTERVAL_MS: int(1_000, 86_400_000).default(60_000),
     RECONCILE_INTERVAL_MS: int(1_000, 604_800_000).default(900_000),
     ORPHAN_SWEEP_INTERVAL_MS: int(1_000, 604_800_000).default(3_600_000),
+    /**
+     * How often the worker expunges the index's deleted documents, whose text Lucene keeps until a
+     * merge drops it: at most a day, so an erased video's words leave the engine's files within one.
+     */
+    EXPUNGE_INTERVAL_MS: int(1_000, 86_400_000).default(43_200_000),
     /** Media younger than this are never treated as orphans: an upload may precede its row. */
     ORPHAN_GRACE_MS: int(0, 604_800_000).default(3_600_000),
     /** How often a worker checks that the sweep schedules still exist in Redis (a flush loses them). */

@@ -1,10 +1,12 @@
 import { OutboxRetentionService } from '../events/outbox-retention.service';
 import { fakeErasureStore } from '@test/fakes/fake-erasures';
 import { fakeOutboxStore } from '@test/fakes/fake-outbox';
+import { fakeTrashOperationStore } from '@test/fakes/fake-trash-operations';
 import { fakeTransactions } from '@test/fakes/fake-transactions';
 import { fakeVideo, fakeVideoStore, type FakeVideoOptions } from '@test/fakes/fake-videos';
 import { VideoState } from '../video/video-state';
 import type { VideoEntity } from '../video/video.entity';
+import type { EntityManager } from 'typeorm';
 import type { ErasureMode } from './erasure.entity';
 import { ErasureWorkService } from './erasure-work.service';
 
@@ -33,6 +35,7 @@ async function setUp(
   const videos = fakeVideoStore(rows, options);
   const erasures = fakeErasureStore(videos.batches);
   const outbox = fakeOutboxStore();
+  const trash = fakeTrashOperationStore(videos.table);
   await erasures.repository.insertUnlessActive({
     id: 'e1',
     authorId: 'owner',
@@ -42,17 +45,18 @@ async function setUp(
     startedAt: asked,
   });
   const work = new ErasureWorkService(
-    fakeTransactions(videos.table, videos.events, erasures.erasures, outbox.events),
+    fakeTransactions(videos.table, videos.events, erasures.erasures, outbox.events, trash.operations),
     erasures.repository,
     videos.batches,
     videos.commands,
     videos.outbox,
     new OutboxRetentionService(outbox.repository, { OUTBOX_RETENTION_DAYS: 7 }),
+    trash.repository,
     { RETENTION_DEFAULT_DAYS: 30, BULK_BATCH_SIZE: 500 },
   );
   const erasure = () => erasures.erasures.get('e1')!;
   const completions = () => videos.events.filter((event) => event.type === 'erasure.completed');
-  return { work, erasure, completions, stored: outbox, ...videos };
+  return { work, erasure, completions, stored: outbox, trash, ...videos };
 }
 
 describe('ErasureWorkService', () => {
@@ -150,6 +154,35 @@ describe('ErasureWorkService', () => {
     ]);
     expect(outbox.deliveries.map((delivery) => delivery.eventId)).toEqual(['pending', 'bystander']);
   });
+
+  it.each<ErasureMode>(['soft', 'permanent'])(
+    "deletes the author's finished trash operations as a %s erasure completes, and only those",
+    async (mode) => {
+      const { work, table, trash } = await setUp(catalogue(2), { mode });
+      const operation = (id: string, authorId: string, startedAt: Date) =>
+        trash.repository.insertUnlessActive({
+          id,
+          authorId,
+          kind: 'empty',
+          requestedBy: authorId,
+          startedAt,
+        });
+      await operation('t-done', 'owner', asked);
+      await trash.repository.complete({} as EntityManager, 't-done', asked);
+      await operation('t-running', 'owner', asked);
+      await operation('t-other', 'other', asked);
+      await trash.repository.complete({} as EntityManager, 't-other', asked);
+
+      const step = await work.run('e1');
+      if (mode === 'permanent') {
+        expect(step).toBe('walked');
+        expect(trash.operations.has('t-done')).toBe(true);
+        table.clear();
+        expect(await work.completeIfPurged('e1')).toBe(true);
+      } else expect(step).toBe('completed');
+      expect([...trash.operations.keys()].sort()).toEqual(['t-other', 't-running']);
+    },
+  );
 
   it('counts a video another deletion took meanwhile as done', async () => {
     const { work, erasure, table } = await setUp(catalogue(4));

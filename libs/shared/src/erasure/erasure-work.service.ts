@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { OutboxService } from '../events/outbox.service';
 import { OutboxRetentionService } from '../events/outbox-retention.service';
+import { TrashOperationRepository } from '../trash/trash-operation.repository';
 import { VideoBatchCommands } from '../video/video-batch-commands.service';
 import { VideoBatchRepository } from '../video/video-batch.repository';
 import { requesterOf, runBatches, type BatchStep } from '../video/bulk-operation';
@@ -21,7 +22,8 @@ export type ErasureStep = 'moved' | 'walked' | 'completed' | 'not_running';
  * MySQL holds. A soft erasure completes with its walk; a permanent one when the worker's purges
  * have removed every one of its videos (media, index document and row). Either way its completion
  * erases the author's events from the outbox (docs/contract.md §10.4): those whose deliveries have
- * settled at once, the others (`erasure.completed` among them) as soon as theirs settle.
+ * settled at once, the others (`erasure.completed` among them) as soon as theirs settle; and the
+ * author's finished trash operations go with it.
  */
 @Injectable()
 export class ErasureWorkService {
@@ -37,6 +39,7 @@ export class ErasureWorkService {
     private readonly commands: VideoBatchCommands,
     private readonly outbox: OutboxService,
     private readonly outboxRetention: OutboxRetentionService,
+    private readonly trashOperations: TrashOperationRepository,
     @Inject(APP_CONFIG) config: Pick<AppConfig, 'RETENTION_DEFAULT_DAYS' | 'BULK_BATCH_SIZE'>,
   ) {
     this.defaultRetentionDays = config.RETENTION_DEFAULT_DAYS;
@@ -102,8 +105,9 @@ export class ErasureWorkService {
   }
 
   /**
-   * Marks the erasure completed, records `erasure.completed` and marks the author's events erased
-   * (that one included), in one transaction: all or nothing.
+   * Marks the erasure completed, records `erasure.completed`, marks the author's events erased
+   * (that one included) and deletes the author's finished trash operations, in one transaction:
+   * all or nothing (docs/contract.md §10.4).
    */
   private async complete(manager: EntityManager, erasure: ErasureEntity, now: Date): Promise<void> {
     if (!(await this.erasures.finishWalk(manager, erasure.id, 'completed', now))) return;
@@ -121,6 +125,7 @@ export class ErasureWorkService {
       now,
     );
     await this.outboxRetention.markAuthorErased(manager, erasure.authorId, now);
+    await this.trashOperations.deleteCompletedOfAuthor(manager, erasure.authorId);
   }
 
   /**

@@ -58,7 +58,7 @@ describe('ErasureService', () => {
         state: 'running',
       },
     });
-    const id = first.kind === 'ok' && !first.dryRun ? first.erasure.id : '';
+    const id = first.kind === 'ok' && !first.dryRun ? first.erasure!.id : '';
     const again = await service.ask(admin, 'owner', { mode: 'permanent', dryRun: false });
     expect(again).toMatchObject({ erasure: { id, mode: 'soft' } });
     expect(erasures.size).toBe(1);
@@ -69,11 +69,44 @@ describe('ErasureService', () => {
     const { service, erasures } = setUp();
     const first = await service.ask(admin, 'owner', { mode: 'permanent', retentionDays: 9, dryRun: false });
     expect(first).toMatchObject({ erasure: { mode: 'permanent', retentionDays: null, requestedBy: 'root' } });
-    const id = first.kind === 'ok' && !first.dryRun ? first.erasure.id : '';
+    const id = first.kind === 'ok' && !first.dryRun ? first.erasure!.id : '';
     erasures.set(id, { ...erasures.get(id)!, state: 'completed', activeAuthor: null });
     const second = await service.ask(admin, 'owner', { mode: 'permanent', dryRun: false });
-    expect(second.kind === 'ok' && !second.dryRun && second.erasure.id).not.toBe(id);
+    expect(second.kind === 'ok' && !second.dryRun && second.erasure!.id).not.toBe(id);
     expect(erasures.size).toBe(2);
+  });
+
+  it('answers an author with nothing to erase with no erasure, writing nothing, however often asked', async () => {
+    const { service, erasures, queueCalls, table } = setUp();
+    for (const [id, row] of table)
+      if (row.authorId === 'owner') table.set(id, { ...row, state: VideoState.Deleting });
+    for (const [actor, authorId] of [
+      [author, 'owner'],
+      [admin, 'owner'],
+      [admin, 'nobody'],
+      [admin, 'nobody'],
+    ] as const) {
+      for (const mode of ['soft', 'permanent'] as const)
+        expect(await service.ask(actor, authorId, { mode, dryRun: false })).toEqual({
+          kind: 'ok',
+          dryRun: false,
+          erasure: null,
+        });
+    }
+    expect(erasures.size).toBe(0);
+    expect(queueCalls).toEqual([]);
+  });
+
+  it('answers the erasure under way even once none of its videos is left to count', async () => {
+    const { service, erasures, table } = setUp();
+    const first = await service.ask(admin, 'owner', { mode: 'permanent', dryRun: false });
+    for (const [id, row] of table)
+      if (row.authorId === 'owner') table.set(id, { ...row, state: VideoState.Deleting });
+    const id = first.kind === 'ok' && !first.dryRun ? first.erasure!.id : '';
+    expect(await service.ask(author, 'owner', { mode: 'soft', dryRun: false })).toMatchObject({
+      erasure: { id, mode: 'permanent' },
+    });
+    expect(erasures.size).toBe(1);
   });
 
   it('answers although Redis never does: the sweep starts the erasure', async () => {
@@ -87,7 +120,7 @@ describe('ErasureService', () => {
   it('shows an erasure to its author and admins only', async () => {
     const { service } = setUp();
     const asked = await service.ask(author, 'owner', { mode: 'soft', dryRun: false });
-    const id = asked.kind === 'ok' && !asked.dryRun ? asked.erasure.id : '';
+    const id = asked.kind === 'ok' && !asked.dryRun ? asked.erasure!.id : '';
     expect(await service.read(admin, id)).toMatchObject({ kind: 'ok', erasure: { id } });
     expect(await service.read(author, id)).toMatchObject({ kind: 'ok' });
     expect(await service.read(stranger, id)).toEqual({ kind: 'forbidden' });

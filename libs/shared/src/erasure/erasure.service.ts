@@ -17,6 +17,8 @@ export interface ErasureAsk {
 export type ErasureAnswer =
   | { kind: 'forbidden' }
   | { kind: 'ok'; dryRun: true; videos: number }
+  /** The author has no video to erase and no erasure under way: nothing was written. */
+  | { kind: 'ok'; dryRun: false; erasure: null }
   | { kind: 'ok'; dryRun: false; erasure: ErasureEntity };
 
 export type ErasureRead =
@@ -42,6 +44,13 @@ export class ErasureService {
     if (ask.dryRun) {
       return { kind: 'ok', dryRun: true, videos: await this.batches.countErasable(authorId, new Date()) };
     }
+    // An erasure of nothing would leave a row, an event and deliveries naming the author; one under
+    // way (its videos all being deleted, so none counted) is still answered as itself.
+    if (
+      !(await this.erasures.findActive(authorId)) &&
+      (await this.batches.countErasable(authorId, new Date())) === 0
+    )
+      return { kind: 'ok', dryRun: false, erasure: null };
     const { operation: erasure, written } = await writeUnlessUnfinished(`erasure of ${authorId}`, {
       write: (id) =>
         this.erasures.insertUnlessActive({

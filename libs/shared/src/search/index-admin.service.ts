@@ -41,7 +41,7 @@ const MAX_SEGMENT_BYTES = 5 * 2 ** 30;
  * of the reindex for nothing; a million into 43.
  */
 const MERGED_ENOUGH = 10;
-/** How often a reindex asks whether its merge is done. */
+/** How often a reindex or an expunge asks whether its merge is done. */
 const MERGE_POLL_MS = 2_000;
 
 /**
@@ -161,8 +161,7 @@ export class IndexAdmin {
    * videos), which every search visits one by one (its words looked up, its posting lists opened),
    * and which the merge policy would otherwise merge while the index already serves searches.
    * Merged, the API's engine requests at a million videos cost less than the plain query's
-   * (docs/benchmarking.md). Before the replicas: they copy the merged segments. Runs as a task, so
-   * no HTTP request stays open for minutes.
+   * (docs/benchmarking.md). Before the replicas: they copy the merged segments.
    */
   private async mergeSegments(index: string): Promise<void> {
     // Refreshed, the load's segments are counted; loading turned the refresh off.
@@ -171,11 +170,44 @@ export class IndexAdmin {
     const shardSegments = (stats._all.primaries?.segments?.count ?? 0) / this.shape.shards;
     if (shardSegments <= MERGED_ENOUGH) return;
     const shardBytes = (stats._all.primaries?.store?.size_in_bytes ?? 0) / this.shape.shards;
-    const { task } = await this.client.indices.forcemerge({
-      index,
+    await this.forceMerge(index, {
       max_num_segments: Math.max(1, Math.ceil(shardBytes / MAX_SEGMENT_BYTES)),
-      wait_for_completion: false,
     });
+  }
+
+  /**
+   * Rewrites every segment of the indices behind the alias that holds deleted documents, without
+   * them: Lucene keeps a deleted (or replaced) document's text in its segment until a merge drops
+   * it, so an erased video's words would otherwise stay on disk (docs/contract.md §10.4). A document
+   * deleted in the last seconds may outlive one run (Elasticsearch keeps recent deletions for its
+   * copies' history until its retention leases move past them); the next run takes it.
+   * Returns how many deleted documents the indices held before and after, replicas included.
+   */
+  async expungeDeletes(): Promise<{ indices: string[]; deletedBefore: number; deletedAfter: number }> {
+    const indices = await this.aliasTargets();
+    if (indices.length === 0) return { indices, deletedBefore: 0, deletedAfter: 0 };
+    // By default a segment with fewer than a tenth of its documents deleted is left as it is.
+    await this.client.indices.putSettings({
+      index: indices,
+      settings: { 'index.merge.policy.expunge_deletes_allowed': 0 },
+    });
+    const deletedBefore = await this.deletedDocuments(indices);
+    if (deletedBefore > 0) await this.forceMerge(indices.join(','), { only_expunge_deletes: true });
+    return { indices, deletedBefore, deletedAfter: await this.deletedDocuments(indices) };
+  }
+
+  /** Deleted documents still in the indices' segments, every copy counted (each merges on its own). */
+  async deletedDocuments(indices: string[] = [this.alias]): Promise<number> {
+    const stats = await this.client.indices.stats({ index: indices, metric: ['docs'] });
+    return stats._all.total?.docs?.deleted ?? 0;
+  }
+
+  /** A force merge run as a task and polled, so no HTTP request stays open for minutes. */
+  private async forceMerge(
+    index: string,
+    options: { max_num_segments: number } | { only_expunge_deletes: true },
+  ): Promise<void> {
+    const { task } = await this.client.indices.forcemerge({ index, ...options, wait_for_completion: false });
     if (task === undefined) return;
     for (;;) {
       const { completed, error } = await this.client.tasks.get({ task_id: String(task) });

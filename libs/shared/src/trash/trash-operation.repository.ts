@@ -73,6 +73,18 @@ export class TrashOperationRepository extends BulkOperationRepository<
     return result.affectedRows > 0;
   }
 
+  /**
+   * Deletes the author's completed operations in the caller's transaction (an erasure's
+   * completion); a running one is the author's own request, and goes with the retention prune.
+   */
+  async deleteCompletedOfAuthor(manager: EntityManager, authorId: string): Promise<number> {
+    const result: { affectedRows: number } = await manager.query(
+      `DELETE FROM trash_operations WHERE author_id = ? AND state = 'completed'`,
+      [authorId],
+    );
+    return result.affectedRows;
+  }
+
   /** Ids of every running operation, for the sweep (few: at most one per author). */
   async unfinished(): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(

@@ -46,11 +46,19 @@ function parseLists<T extends JsonLists>(
   return { ...raw, tags: parsedList(raw.tags), speakers: parsedList(raw.speakers) };
 }
 
-/** A deletion whose media and index document are gone: what its audit record says. */
-export interface FinishedDeletion {
-  video: VideoLifecycleRow;
+/** What a deletion's audit record is written from. */
+export interface AuditedDeletion {
+  video: Pick<
+    VideoLifecycleRow,
+    'id' | 'authorId' | 'deletionReason' | 'deletionRequestedBy' | 'deletedAt' | 'purgeAt'
+  >;
   objectsDeleted: number;
   purgedAt: Date;
+}
+
+/** A deletion whose media and index document are gone: what its audit record and event say. */
+export interface FinishedDeletion extends AuditedDeletion {
+  video: VideoLifecycleRow;
 }
 
 /** What a search answer shows of a video, and the version it was read at. */
@@ -239,13 +247,13 @@ export class VideoRepository {
    * backup): their audit records again, and the rows the backup brought back, whatever their state
    * but `deleting` (a purge under way finishes that one itself, with its event).
    */
-  reapplyDeletions(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
+  reapplyDeletions(manager: EntityManager, finished: AuditedDeletion[]): Promise<void> {
     return this.endDeletions(manager, finished, '<>');
   }
 
   private async endDeletions(
     manager: EntityManager,
-    finished: FinishedDeletion[],
+    finished: AuditedDeletion[],
     deleting: '=' | '<>',
   ): Promise<void> {
     if (finished.length === 0) return;
@@ -262,7 +270,7 @@ export class VideoRepository {
   }
 
   /** INSERT IGNORE on the unique video id, so a repeat is a no-op. */
-  private async recordAudits(manager: EntityManager, finished: FinishedDeletion[]): Promise<void> {
+  private async recordAudits(manager: EntityManager, finished: AuditedDeletion[]): Promise<void> {
     await manager.query(
       `INSERT IGNORE INTO deletion_audit
          (video_id, author_id, reason, requested_by, deleted_at, purge_at, objects_deleted, purged_at)
