@@ -19,7 +19,7 @@ export function inspectOption(port: number): string {
 }
 
 /** One DevTools session on the process's inspector: commands answered in order of their ids. */
-async function openSession(port: number) {
+export async function openSession(port: number) {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
     webSocketDebuggerUrl: string;
   }[];

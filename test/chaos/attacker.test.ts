@@ -8,7 +8,7 @@ describe('chaos: an attacker beside the users', () => {
       searchesPerSecond: 20,
       deletesPerSecond: 2,
       stalledBodies: 200,
-      attackerRate: 50,
+      attackerRate: 20,
       maxP99Ratio: 1.5,
     });
     recordReport('an attacker beside the users', report);

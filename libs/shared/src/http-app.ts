@@ -196,6 +196,10 @@ function refuseBodies(fastify: FastifyInstance): void {
       limit === 0
         ? 'This route takes no request body.'
         : `The request body is larger than this route takes (${limit} bytes).`;
+    // Nothing more is read from this socket: what the client goes on sending stays in the kernel's
+    // buffer, and is dropped with the connection once the answer is out (Node would read it to the end).
+    request.raw.pause();
+    reply.raw.once('finish', () => request.raw.socket.destroy());
     void sendProblem(reply, problemBody(413, detail), { Connection: 'close' });
   });
 }
