@@ -195,24 +195,17 @@ describe('look-alike identities never see or change another author\u2019s data (
       expect((await call('GET', api(`/api/erasures/${ownerErasures.get(owner)}`), token(alike))).status).toBe(
         403,
       );
-      // The look-alike erases itself: a new erasure of nothing, never the owner's running one.
+      // The look-alike erases itself: it has nothing to erase (200, nothing written), and is never
+      // answered with the owner's running erasure.
       const dry = await call<{ videos: number }>('DELETE', `${path(alike)}?dryRun=true`, token(alike));
       expect([alike, dry.body.videos]).toEqual([alike, 0]);
-      const own = await call<ErasureAnswer>('DELETE', path(alike), token(alike));
-      expect(own.status).toBe(202);
-      expect(own.body.erasureId).not.toBe(ownerErasures.get(owner));
-      expect(own.body.videos).toBe(0);
-      const progress = await call<{ authorId: string }>(
-        'GET',
-        api(`/api/erasures/${own.body.erasureId}`),
-        token(alike),
-      );
-      expect(progress.body.authorId).toBe(alike);
+      const own = await call<Record<string, unknown>>('DELETE', path(alike), token(alike));
+      expect([alike, own.status, own.body]).toEqual([alike, 200, { videos: 0 }]);
     }
     expect(await states()).toEqual(before);
     const erasures: { author_id: string; active_author: string | null }[] = await context.dataSource.query(
       'SELECT author_id, active_author FROM erasures',
     );
-    expect(new Set(erasures.map((row) => row.author_id)).size).toBe(owners.length + LOOK_ALIKES.length);
+    expect(erasures.map((row) => row.author_id).sort()).toEqual([...owners].sort());
   });
 });

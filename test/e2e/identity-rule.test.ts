@@ -89,10 +89,12 @@ describe('one identity rule at every entry (§3)', () => {
       token(OWNER),
     );
     expect(deleted.status).toBe(200);
-    // An erasure of another author, to have an erasure id to ask about.
+    // An erasure of another author, to have an erasure id to ask about (an author without videos
+    // would be answered 200 with nothing written).
+    await seedVideos(context, 1, { authorId: 'erased-elsewhere', title: () => 'Identity rule erased' });
     const asked = await call<{ erasureId: string }>(
       'DELETE',
-      `${system.api}/api/authors/nobody-at-all/videos`,
+      `${system.api}/api/authors/erased-elsewhere/videos`,
       admin,
     );
     expect(asked.status).toBe(202);
