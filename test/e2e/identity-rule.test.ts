@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
-import { ENTRY, runProcess } from '../support/processes';
+import { ENTRY, runProcess, waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
 import { call, startSystem, token, type ApiResponse, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';
@@ -99,6 +99,19 @@ describe('one identity rule at every entry (§3)', () => {
     );
     expect(asked.status).toBe(202);
     erasureId = asked.body.erasureId;
+    // Settled before the tests compare stores: the worker completes it and then deletes its events.
+    await waitFor(
+      'the other erasure completed and its events gone',
+      async () => {
+        const [row] = await context.dataSource.query<{ state: string; events: string }[]>(
+          `SELECT (SELECT state FROM erasures WHERE id = ?) AS state,
+                  (SELECT COUNT(*) FROM outbox_events WHERE author_id = 'erased-elsewhere') AS events`,
+          [erasureId],
+        );
+        return row!.state === 'completed' && Number(row!.events) === 0 ? true : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
   }, 120_000);
 
   afterAll(async () => {
