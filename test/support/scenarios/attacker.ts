@@ -210,7 +210,7 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
     const basic = `Basic ${Buffer.from(`${ADMIN.username}:wrong-guess`).toString('base64')}`;
     const attacks = Promise.all([
       runLoops({
-        concurrency: process.env.ONLY && process.env.ONLY !== 'q' ? 0 : 4,
+        concurrency: 4,
         ratePerSecond: options.attackerRate,
         until: () => !attacking,
         step: async (loop) => {
@@ -227,7 +227,7 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
         },
       }),
       runLoops({
-        concurrency: process.env.ONLY && process.env.ONLY !== 'b' ? 0 : options.stalledBodies,
+        concurrency: options.stalledBodies,
         until: () => !attacking,
         step: async () => {
           await stall();
@@ -236,7 +236,7 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
         },
       }),
       runLoops({
-        concurrency: process.env.ONLY && process.env.ONLY !== 'g' ? 0 : 8,
+        concurrency: 8,
         ratePerSecond: options.attackerRate,
         until: () => !attacking,
         step: async () => {
@@ -259,7 +259,7 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
         },
       }),
       runLoops({
-        concurrency: process.env.ONLY && process.env.ONLY !== 'c' ? 0 : 2,
+        concurrency: 2,
         ratePerSecond: options.attackerRate,
         until: () => !attacking,
         step: async () => {
