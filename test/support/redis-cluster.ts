@@ -107,10 +107,17 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (let n = 0; n < 6; n++) {
-      const port = await freePort();
+    // Ports this cluster has taken, so that no two of its nodes are handed the same one.
+    const taken = new Set<number>();
+    const takePort = async () => {
+      let candidate = await freePort();
+      while (taken.has(candidate)) candidate = await freePort();
+      taken.add(candidate);
+      return candidate;
+    };
+    const startNode = async (port: number, busPort: number) => {
       const nodeDir = join(dir, String(port));
-      const server = await startRedisServer({
+      return startRedisServer({
         host: '127.0.0.1',
         port,
         user: '',
@@ -122,7 +129,7 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
           'yes',
           // The bus port on a free port of its own too: port + 10000, the default, may be taken.
           '--cluster-port',
-          String(await freePort()),
+          String(busPort),
           '--cluster-config-file',
           'nodes.conf',
           '--cluster-node-timeout',
@@ -132,7 +139,19 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
           '0',
         ],
       });
-      nodes.push({ port, server });
+    };
+    for (let n = 0; n < 6; n++) {
+      // A port found free may be taken by another process before the node binds it: then the node
+      // exits at once, and is started again on other ports.
+      for (let attempt = 1; ; attempt++) {
+        const nodePort = await takePort();
+        try {
+          nodes.push({ port: nodePort, server: await startNode(nodePort, await takePort()) });
+          break;
+        } catch (error) {
+          if (attempt === 3) throw error;
+        }
+      }
     }
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
     // The first three become primaries, each of the others a replica of one of them.
