@@ -83,6 +83,30 @@ describe('response headers (OWASP REST Security Cheat Sheet)', () => {
     expect(response.headers.get('retry-after')).toBeNull();
   }, 30_000);
 
+  it('a search costs by the work it asks: a point per page of 20, twice with highlights, a point per facet', async () => {
+    const twoPages = await call('GET', api('/api/videos/search?q=headers&limit=40'), caller());
+    expect(twoPages.status).toBe(200);
+    expectRateLimit(twoPages, POINTS - 2);
+
+    // 1 × 2 + 1 = 3 points: the whole quota, so the caller's next search is refused.
+    const spender = caller();
+    const costly = await call('GET', api('/api/videos/search?q=headers&highlight=true&facets=year'), spender);
+    expect(costly.status).toBe(200);
+    expectRateLimit(costly, 0);
+    const refused = await call('GET', api('/api/videos/search?q=headers'), spender);
+    expectProblem(refused, 429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    // More than a window's quota (5 × 2 + 2) costs the whole quota, never more: it can be served.
+    const worst = await call(
+      'GET',
+      api('/api/videos/search?q=headers&limit=100&highlight=true&facets=year,author'),
+      caller(),
+    );
+    expect(worst.status).toBe(200);
+    expectRateLimit(worst, 0);
+  }, 30_000);
+
   it('a 400 problem counts against the limit and says so', async () => {
     const response = await call('GET', api('/api/videos/search?q='), caller());
     expectProblem(response, 400);

@@ -1,4 +1,4 @@
-import { sleep } from './processes';
+import { sleep } from '../../scripts/services/wait.ts';
 
 /** One request of a load run, as the client saw it. */
 export interface Sent {

@@ -1,4 +1,6 @@
-import { connect, type Socket } from 'node:net';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { withTimeout } from '../../../libs/shared/src/util/with-timeout.ts';
 import { DASHBOARD_PATH } from '@app/api/admin/dashboard-path';
 import { openSession } from '../../../bench/lib/cpu-profile';
 import { freePort, rssKb, sleep } from '../processes';
@@ -7,6 +9,7 @@ import { seedVideos } from '../seed';
 import { startSystem, token, type System } from '../system';
 import { openTestContext, type TestContext } from '../test-context';
 import { runLoops, send, tally, type Sent } from '../traffic';
+import type { AttackerPlan, AttackerTally } from './attacker-process';
 import type { ScenarioReport } from './report';
 
 export interface AttackerOptions {
@@ -67,6 +70,33 @@ async function liveHeap(inspectorPort: number): Promise<number> {
   }
 }
 
+interface Attacker {
+  /** Ends the attack and answers what the attacker was answered. */
+  stop(): Promise<AttackerTally>;
+  kill(): void;
+}
+
+/** The attacker in a process of its own (attacker-process.ts), attacking from the moment it starts. */
+function startAttacker(plan: AttackerPlan): Attacker {
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', join(__dirname, 'attacker-process.ts')],
+    { env: { ...process.env, ATTACKER_PLAN: JSON.stringify(plan) }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return {
+    async stop() {
+      child.kill('SIGTERM');
+      const code = await withTimeout(exited, 60_000, 'the attacker process to end');
+      if (code !== 0) throw new Error(`the attacker process ended with ${code}: ${output}`);
+      return JSON.parse(output) as AttackerTally;
+    },
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
 const p99 = (sents: Sent[]) => {
   const times = sents.map((s) => s.doneAt - s.sentAt).sort((a, b) => a - b);
   return times[Math.min(times.length - 1, Math.floor(0.99 * times.length))] ?? NaN;
@@ -96,7 +126,7 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
     throw error;
   });
   let system: System | undefined;
-  const sockets = new Set<Socket>();
+  let attacker: Attacker | undefined;
   try {
     await context.reset();
     const videos = options.deletesPerSecond * (options.phaseMs / 1000) * 2 + 10;
@@ -181,116 +211,21 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
     const phaseStart = rss.length;
 
     // The attacker: one token, one address, everything at once, for the second phase.
-    const attackerToken = token(`attacker-${Date.now()}`);
-    let attacking = true;
-    const attacker: Sent[] = [];
-    const stalled = { opened: 0, refused: 0 };
-    const stall = () =>
-      new Promise<void>((done) => {
-        const { hostname, port } = new URL(api);
-        const socket = connect(Number(port), hostname);
-        sockets.add(socket);
-        stalled.opened += 1;
-        let answer = '';
-        socket.on('error', () => undefined);
-        socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
-        socket.on('close', () => {
-          sockets.delete(socket);
-          if (answer.startsWith('HTTP/1.1 413')) stalled.refused += 1;
-          done();
-        });
-        socket.on('connect', () => {
-          socket.write(
-            'POST /api/videos/trash/restore HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
-              'Content-Length: 1048576\r\n\r\n',
-          );
-          socket.write(Buffer.alloc(64 * 1024, 'x'));
-        });
-      });
-    const basic = `Basic ${Buffer.from(`${ADMIN.username}:wrong-guess`).toString('base64')}`;
-    const attacks = Promise.all([
-      runLoops({
-        concurrency: 4,
-        ratePerSecond: options.attackerRate,
-        until: () => !attacking,
-        step: async (loop) => {
-          const q = WORST_QUERIES[(attacker.length + loop) % WORST_QUERIES.length]!;
-          attacker.push(
-            await send(
-              'worst query',
-              'GET',
-              api,
-              `/api/videos/search?q=${encodeURIComponent(q)}&limit=100&highlight=true&facets=year,author`,
-              attackerToken,
-            ),
-          );
-        },
-      }),
-      runLoops({
-        concurrency: options.stalledBodies,
-        until: () => !attacking,
-        step: async () => {
-          await stall();
-          // Announced again a little later: the refusal closed it.
-          await sleep(STALL_AGAIN_MS);
-        },
-      }),
-      runLoops({
-        concurrency: 8,
-        ratePerSecond: options.attackerRate,
-        until: () => !attacking,
-        step: async () => {
-          const answer = await fetch(`${api}${DASHBOARD_PATH}`, {
-            headers: { authorization: basic },
-            signal: AbortSignal.timeout(15_000),
-          }).catch(() => undefined);
-          attacker.push({
-            kind: 'dashboard guess',
-            method: 'GET',
-            path: DASHBOARD_PATH,
-            status: answer?.status ?? 0,
-            sentAt: 0,
-            doneAt: 0,
-            retryAfter: null,
-            contentType: null,
-            body: null,
-          });
-          await answer?.arrayBuffer();
-        },
-      }),
-      runLoops({
-        concurrency: 2,
-        ratePerSecond: options.attackerRate,
-        until: () => !attacking,
-        step: async () => {
-          const first = await send(
-            'cursor flood',
-            'GET',
-            api,
-            '/api/videos/search?q=talk&limit=1',
-            attackerToken,
-          );
-          attacker.push(first);
-          const cursor = (first.body as { nextCursor?: string } | null)?.nextCursor;
-          if (cursor)
-            attacker.push(
-              await send(
-                'cursor flood',
-                'GET',
-                api,
-                `/api/videos/search?q=talk&limit=1&cursor=${encodeURIComponent(cursor)}`,
-                attackerToken,
-              ),
-            );
-        },
-      }),
-    ]);
+    attacker = startAttacker({
+      api,
+      token: token(`attacker-${Date.now()}`),
+      dashboardPath: DASHBOARD_PATH,
+      dashboardGuess: `Basic ${Buffer.from(`${ADMIN.username}:wrong-guess`).toString('base64')}`,
+      rate: options.attackerRate,
+      stalledBodies: options.stalledBodies,
+      stallAgainMs: STALL_AGAIN_MS,
+      queries: WORST_QUERIES,
+    });
     const beside = await ordinary(options.phaseMs);
-    attacking = false;
-    await attacks;
+    const attacked = await attacker.stop();
+    attacker = undefined;
     const attackEnd = rss.length;
     const heldAfter = await liveHeap(inspectorPort);
-    for (const socket of sockets) socket.destroy();
     stopped = true;
     await sampling;
 
@@ -307,20 +242,20 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
       ...failed
         .slice(0, 10)
         .map((s) => `ordinary ${s.kind} ${s.path} → ${s.status} ${JSON.stringify(s.body)}`.slice(0, 300)),
-      ...attacker
-        .filter((s) => s.status === 0 || s.status >= 500)
-        .slice(0, 10)
-        .map((s) => `attacker's ${s.kind} → ${s.status} ${JSON.stringify(s.body)}`.slice(0, 300)),
+      ...attacked.failures.map((failure) => `attacker's ${failure}`),
       ...(growthMb < MEMORY_BOUND_MB ? [] : [`the attack left the API ${growthMb.toFixed(0)} MB larger`]),
       ...(notHeld.length === 0 ? [] : [`${notHeld.length} answered soft deletes not in MySQL`]),
-      ...(stalled.refused > 0 ? [] : ['no stalled body was refused']),
+      ...(attacked.stalled.refused > 0 ? [] : ['no stalled body was refused']),
       ...(options.maxP99Ratio === undefined || ratio <= options.maxP99Ratio
         ? []
         : [
             `ordinary p99 beside the attacker ${ratio.toFixed(2)}× the p99 without (bound ${options.maxP99Ratio})`,
           ]),
     ];
-    const kinds = (sents: Sent[], kind: string) => tally(sents.filter((s) => s.kind === kind));
+    const kinds = (kind: string) =>
+      Object.entries(attacked.answers[kind] ?? {})
+        .map(([status, n]) => `${status === '0' ? 'no answer' : status}×${n}`)
+        .join(', ') || 'none';
     return {
       load:
         `two phases of ${options.phaseMs / 1000} s: ordinary callers (200 readers, ${authors} authors) searching at ` +
@@ -333,14 +268,14 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
         `the attack leaves the API holding less than ${MEMORY_BOUND_MB} MB more (its live heap after a full collection, after each phase); every answered soft delete held in MySQL; no 5xx or dropped connection for the attacker either`,
       observed:
         `ordinary: alone ${tally(alone)} (p99 ${p99(alone)} ms), beside ${tally(beside)} (p99 ${p99(beside)} ms; ×${ratio.toFixed(2)}); ` +
-        `attacker: worst queries ${kinds(attacker, 'worst query')}, dashboard guesses ${kinds(attacker, 'dashboard guess')}, cursor flood ${kinds(attacker, 'cursor flood')}, ` +
-        `stalled bodies ${stalled.opened} opened, ${stalled.refused} refused 413; API live heap ${mb(heldAlone)} MB after the first phase, ${mb(heldAfter)} MB after the attack; ` +
+        `attacker: worst queries ${kinds('worst query')}, dashboard guesses ${kinds('dashboard guess')}, cursor flood ${kinds('cursor flood')}, ` +
+        `stalled bodies ${attacked.stalled.opened} opened, ${attacked.stalled.refused} refused 413; API live heap ${mb(heldAlone)} MB after the first phase, ${mb(heldAfter)} MB after the attack; ` +
         `RSS peak ${(rssAlone / 1024).toFixed(0)} MB alone, ${(rssPeak / 1024).toFixed(0)} MB beside the attacker, ${(rssLeft / 1024).toFixed(0)} MB after it (the allocators keep what the attack's rate made them grow); ` +
         `${deleted.length} soft deletes, ${notHeld.length} not held`,
       violations,
     };
   } finally {
-    for (const socket of sockets) socket.destroy();
+    attacker?.kill();
     await system?.stop();
     await context.close();
     await redis.stop();

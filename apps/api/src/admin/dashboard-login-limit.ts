@@ -22,6 +22,9 @@ export class DashboardLoginLimit {
       ...options,
       storeClient: redis,
       keyPrefix: 'dashboard-login-failures',
+      // Once refused, an address is refused from memory until its window ends: a flood of guesses
+      // costs no Redis call each. Not sooner, since a right password gives its attempt back.
+      inMemoryBlockOnConsumed: DASHBOARD_LOGIN_FAILURES + 1,
       insuranceLimiter: new RateLimiterMemory(options),
     });
   }

@@ -1,4 +1,5 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG } from '@app/shared/config/config.module';
@@ -7,6 +8,7 @@ import { ProblemException } from '@app/shared/http/problem';
 import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
 import type { Actor } from '@app/shared/video/video-lifecycle';
 import { callerId } from '../search/point-in-time-leases';
+import { RequestCost } from './request-cost';
 
 /** The one quota policy, by the name the `RateLimit` field refers to it. */
 const POLICY = 'default';
@@ -21,13 +23,21 @@ const POLICY = 'default';
  * fields for HTTP"), so a client can slow down before it is refused: `RateLimit-Policy` the quota,
  * `RateLimit` what is left of it and the seconds until the window resets; a 429 adds `Retry-After`.
  * A 401 leaves before this guard and carries neither: no caller is known, so no quota was counted.
+ *
+ * A request costs 1 point unless its route states its cost (`RequestCost`): a search costs by the
+ * work it asks of the engine, so the quota bounds what a caller costs everyone else, not only how
+ * often it calls.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly limiter: RateLimiterRedis | null;
   private readonly policy: string;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(REDIS_CLIENT) redis: RedisClient) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(REDIS_CLIENT) redis: RedisClient,
+    private readonly reflector: Reflector,
+  ) {
     const options = { points: config.RATE_LIMIT_POINTS, duration: config.RATE_LIMIT_WINDOW_SECONDS };
     this.policy = `"${POLICY}";q=${options.points};w=${options.duration}`;
     this.limiter =
@@ -37,6 +47,9 @@ export class RateLimitGuard implements CanActivate {
             ...options,
             storeClient: redis,
             keyPrefix: 'rate-limit',
+            // A caller who has spent its quota is refused from memory until its window ends, so a
+            // flood past the limit costs each process no Redis call per request.
+            inMemoryBlockOnConsumed: config.RATE_LIMIT_POINTS,
             insuranceLimiter: new RateLimiterMemory(options),
           });
   }
@@ -48,7 +61,9 @@ export class RateLimitGuard implements CanActivate {
     let allowed: boolean;
     let state: RateLimiterRes;
     try {
-      state = await this.limiter.consume(callerId(request.user.sub));
+      // Never more than a whole window's quota, or such a request could never be served.
+      const cost = this.reflector.get(RequestCost, context.getHandler())?.(request.query) ?? 1;
+      state = await this.limiter.consume(callerId(request.user.sub), Math.min(cost, this.limiter.points));
       allowed = true;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;

@@ -1,6 +1,7 @@
 import { ProblemException, type ProblemBody } from '@app/shared/http/problem';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
-import { searchQuerySchema } from './search-query.schema';
+import fc from 'fast-check';
+import { searchCost, searchQuerySchema } from './search-query.schema';
 
 const pipe = new ZodValidationPipe(searchQuerySchema);
 
@@ -122,5 +123,47 @@ describe('search query validation (contract §7)', () => {
     }
     // Fails when nothing was thrown, too: the reason names the unknown facet.
     expect(body?.errors?.[0]?.reason).toContain('"tags"');
+  });
+});
+
+describe('search cost against the rate limit', () => {
+  it.each([
+    [{ q: 'x' }, 1],
+    [{ q: 'x', limit: '20' }, 1],
+    [{ q: 'x', limit: '21' }, 2],
+    [{ q: 'x', limit: '100' }, 5],
+    [{ q: 'x', highlight: 'TRUE' }, 2],
+    [{ q: 'x', facets: 'year,author,year' }, 3],
+    [{ q: 'x', limit: '100', highlight: 'true', facets: 'year,author' }, 12],
+    // Refused later by the search's own schema: counted as one request.
+    [{ q: 'x', limit: '0' }, 1],
+    [{ q: 'x', limit: ['100', '100'] }, 1],
+    [{ q: 'x', facets: 'views' }, 1],
+  ])('%j costs %d', (query, cost) => {
+    expect(searchCost(query)).toBe(cost);
+  });
+
+  it('never costs less for more results, highlights or facets', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 99 }),
+        fc.boolean(),
+        fc.subarray(['year', 'author']),
+        (limit, highlight, facets) => {
+          const cost = (l: number, h: boolean, f: string[]) =>
+            searchCost({
+              q: 'x',
+              limit: String(l),
+              highlight: String(h),
+              ...(f.length ? { facets: f.join(',') } : {}),
+            });
+          const base = cost(limit, highlight, facets);
+          expect(base).toBeGreaterThanOrEqual(1);
+          expect(cost(limit + 1, highlight, facets)).toBeGreaterThanOrEqual(base);
+          expect(cost(limit, true, facets)).toBeGreaterThanOrEqual(base);
+          expect(cost(limit, highlight, ['year', 'author'])).toBeGreaterThanOrEqual(base);
+        },
+      ),
+    );
   });
 });

@@ -80,6 +80,11 @@ const queryText = (max: number, description: string) =>
     { type: 'string', minLength: 1, maxLength: max },
   );
 
+const highlightFlag = flag(
+  'highlight',
+  '`true`: each item gets `highlights`, its matched words in `<mark>` in HTML-escaped fragments',
+);
+
 /** A cursor is a short token; anything longer is no cursor this API handed out. */
 const MAX_CURSOR_LENGTH = 4_096;
 
@@ -111,10 +116,7 @@ export const searchQuerySchema = z
       'the `nextCursor` of the previous page, to read the next one (not with `page`); opaque, valid 5 minutes',
       { type: 'string', minLength: 1, maxLength: MAX_CURSOR_LENGTH },
     ),
-    highlight: flag(
-      'highlight',
-      '`true`: each item gets `highlights`, its matched words in `<mark>` in HTML-escaped fragments',
-    ),
+    highlight: highlightFlag,
     facets: facetList,
   })
   .superRefine((query, context) => {
@@ -137,6 +139,23 @@ export const searchQuerySchema = z
   });
 
 export type SearchQuery = z.output<typeof searchQuerySchema>;
+
+/** The fields a search's cost depends on, read by the same rules as the search itself. */
+const costFields = z.object({ limit: pagingFields.limit, highlight: highlightFlag, facets: facetList });
+
+/**
+ * A search's cost against its caller's rate limit (docs/contract.md §4), by the work it asks of the
+ * engine: a point per page of 20 results asked, twice that with highlights, and a point per facet.
+ * The default search costs 1 point. A query the search will refuse costs 1.
+ */
+export function searchCost(query: unknown): number {
+  const read = costFields.safeParse(query);
+  if (!read.success) return 1;
+  const { limit, highlight, facets } = read.data;
+  return Math.ceil(limit / COST_PAGE) * (highlight ? 2 : 1) + (facets?.length ?? 0);
+}
+
+const COST_PAGE = 20;
 
 /** The query of `GET /api/videos/suggest` (docs/contract.md §7.2). */
 export const suggestQuerySchema = z.object({

@@ -2,7 +2,9 @@ import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import type { Actor } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
+import { RequestCost } from '../auth/request-cost';
 import {
+  searchCost,
   searchQuerySchema,
   suggestQuerySchema,
   type SearchQuery,
@@ -16,6 +18,7 @@ export class SearchController {
 
   /** The service renders the JSON itself (see `search-page.renderer.ts`). */
   @Get('search')
+  @RequestCost(searchCost)
   @Header('Content-Type', 'application/json; charset=utf-8')
   search(
     @Query(new ZodValidationPipe(searchQuerySchema)) query: SearchQuery,
