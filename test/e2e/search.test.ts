@@ -400,7 +400,13 @@ describe('search while the index is unreachable', () => {
       expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(response.body.status).toBe(503);
-      expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(503);
+      // Still in service: the search's own 503 tells the caller; readiness reports the engine down.
+      const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({
+        status: 'degraded',
+        details: { elasticsearch: { status: 'down' } },
+      });
     } finally {
       await api.stop();
     }

@@ -12,13 +12,26 @@ import { PublicRoute } from '../http/public-route';
 import { REDIS_CLIENT, type RedisClient } from '../redis/redis';
 import { IndexAdmin, OutdatedIndexDefinition } from '../search/index-admin.service';
 import { StorageService } from '../storage/storage.service';
+import { withTimeout } from '../util/with-timeout';
+
+/** The answer of `/health/ready`: whether the process serves, and each backing service's state. */
+export interface Readiness {
+  /**
+   * `ok`: every service up; `degraded`: serving, and the routes that need a service that is down
+   * answer 503 with `Retry-After`; `unavailable`: not serving (the answer is a 503).
+   */
+  status: 'ok' | 'degraded' | 'unavailable';
+  details: Record<string, { status: string; reason?: string }>;
+}
+
+/** Each check's bound, below the readiness probe's timeout: a hung service is reported, not waited for. */
+const CHECK_TIMEOUT_MS = 3_000;
 
 /**
  * Each dependency's status only: the endpoint is public, and an error's text names hosts and ports.
  * A `reason` an indicator gives is meant for the public (the operator's next step) and is kept.
  */
-function statusesOnly(results: Partial<HealthIndicatorResult> | undefined) {
-  if (!results) return undefined;
+function statusesOnly(results: Partial<HealthIndicatorResult>): Readiness['details'] {
   return Object.fromEntries(
     Object.entries(results).map(([key, result]) => {
       const reason = (result as { reason?: unknown }).reason;
@@ -28,9 +41,13 @@ function statusesOnly(results: Partial<HealthIndicatorResult> | undefined) {
 }
 
 /**
- * Liveness says the process runs; readiness says every backing service answers, and the search
- * index is of this build's definition. Why a dependency is down goes to the log, not into the
- * public answer; an outdated index also says so publicly, with the command that rebuilds it.
+ * Liveness says the process runs. Readiness says it can serve (docs/contract.md §9): a backing
+ * service that is down is reported, not a reason to leave the pool, since the routes that need it
+ * answer 503 with `Retry-After` themselves and the others go on. A process is unready only while
+ * starting (not listening yet), draining (every request gets a 503, see http-app.ts), or when the
+ * search index is of an older definition than this build's. Why a service is down goes to the
+ * log, not into the public answer; an outdated index says so publicly, with the command that
+ * rebuilds it.
  */
 @Controller('health')
 @PublicRoute()
@@ -53,10 +70,11 @@ export class HealthController {
 
   @Get('ready')
   @HealthCheck()
-  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthCheckResult> {
+  async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness> {
+    let result: HealthCheckResult;
     try {
-      return await this.health.check([
-        () => this.database.pingCheck('mysql', { timeout: 3_000 }),
+      result = await this.health.check([
+        () => this.database.pingCheck('mysql', { timeout: CHECK_TIMEOUT_MS }),
         () => this.probe('redis', () => this.redis.ping()),
         () =>
           this.probe('elasticsearch', async () => {
@@ -67,22 +85,21 @@ export class HealthController {
       ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
-      const result = error.getResponse() as HealthCheckResult;
-      this.logger.warn({ down: result.error }, 'not ready');
-      void reply.status(503).header('Retry-After', '5');
-      return {
-        status: result.status,
-        info: statusesOnly(result.info),
-        error: statusesOnly(result.error),
-        details: statusesOnly(result.details)!,
-      };
+      result = error.getResponse() as HealthCheckResult;
+      this.logger.warn({ down: result.error }, 'a backing service is down');
     }
+    const details = statusesOnly(result.details);
+    if (details.elasticsearch?.reason !== undefined) {
+      void reply.status(503).header('Retry-After', '5');
+      return { status: 'unavailable', details };
+    }
+    return { status: result.status === 'ok' ? 'ok' : 'degraded', details };
   }
 
   private async probe(key: string, check: () => Promise<unknown>) {
     const indicator = this.indicators.check(key);
     try {
-      await check();
+      await withTimeout(Promise.resolve(check()), CHECK_TIMEOUT_MS, `the ${key} check`);
       return indicator.up();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
