@@ -58,7 +58,7 @@ describe(DOC, () => {
     expect(missing.map(({ path }) => path)).toEqual([]);
   });
 
-  it("draws a layout tree whose every entry exists where it is drawn", () => {
+  it('draws a layout tree whose every entry exists where it is drawn', () => {
     const entries = treeEntries(markdown);
     expect(entries.length).toBeGreaterThan(20);
     expect(entries.filter((entry) => !exists(entry))).toEqual([]);
