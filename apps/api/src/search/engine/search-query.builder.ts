@@ -212,7 +212,7 @@ export function buildSearchRequests(criteria: SearchCriteria, slice: Slice, inde
   // A point in time names its indices itself: the requests must not.
   const target = slice.kind === 'after' ? { pit: { id: slice.pit, keep_alive: slice.keepAlive } } : { index };
   // A date order still reports each item's relevance. Sorted by score, the scores come anyway, and
-  // asking for them again makes Elasticsearch score every match: twice the cost, measured.
+  // asking for them again would make Elasticsearch score every match.
   const tracked = criteria.sort === 'relevance' ? {} : { track_scores: true };
   const rank: estypes.SearchRequest = {
     ...target,
