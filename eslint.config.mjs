@@ -129,7 +129,7 @@ export default tseslint.config(
   },
   {
     // The benches reach the apps and the test support through one documented kit
-    // (bench/lib/kit.ts, docs/benchmarking.md), so what a bench may touch is listed in one place.
+    // (bench/lib/kit.ts, docs/performance.md), so what a bench may touch is listed in one place.
     files: ['bench/**/*.ts'],
     ignores: ['bench/lib/kit.ts'],
     rules: {

@@ -31,7 +31,7 @@ export interface FrameworksBench {
  * The frameworks' floor taken apart: the same plain query forwarded through one more layer at each
  * rung, from the bare proxy to Nest on Fastify with the Elasticsearch client, in alternating rounds
  * on the index as it stands. What each layer adds to the Node process's CPU per search is what an
- * API built on it pays before doing anything of its own (docs/benchmarking.md).
+ * API built on it pays before doing anything of its own (docs/performance.md).
  */
 export async function benchFrameworks(
   config: AppConfig,

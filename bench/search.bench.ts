@@ -211,8 +211,8 @@ export async function benchSearch(
   let total: ChurnFigures | undefined;
   try {
     // Warm-up (JIT, connection pools, index caches), then the sides alternate. The API's CPU per
-    // request keeps falling for about 20 s of load while V8 optimises it; a fresh Elasticsearch
-    // node compiles for minutes (docs/benchmarking.md).
+    // request keeps falling while V8 optimises it, and a fresh Elasticsearch node compiles for
+    // minutes (docs/performance.md, "How a comparison is kept fair").
     warmed = await warmUp(loads, {
       roundSeconds: Math.min(10, warmUpSeconds.min / 2),
       minSeconds: warmUpSeconds.min,

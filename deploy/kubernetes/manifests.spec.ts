@@ -153,7 +153,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       const ms = (setting: 'HTTP_REQUEST_TIMEOUT_MS' | 'SHUTDOWN_TIMEOUT_MS') =>
         Number(settings[setting] ?? defaults[setting]);
       // The API answers its requests in flight (each within HTTP_REQUEST_TIMEOUT_MS); the worker
-      // gives its jobs SHUTDOWN_TIMEOUT_MS (README, "Shutdown").
+      // gives its jobs SHUTDOWN_TIMEOUT_MS (docs/running.md, "Shutdown").
       const drains = {
         'video-search-api': ms('HTTP_REQUEST_TIMEOUT_MS'),
         'video-search-worker': ms('SHUTDOWN_TIMEOUT_MS'),

@@ -130,7 +130,7 @@ export function migrationJob(overlay: Overlay, version: string): Job {
     spec: {
       // A failed run is tried twice more (a database restarting), then the rollout stops.
       backoffLimit: 2,
-      // The slowest migration so far rebuilds two tables: 16 s at a million videos (README).
+      // The slowest migration so far rebuilds two tables: 16 s at a million videos (UPGRADING.md).
       activeDeadlineSeconds: 3600,
       template: {
         metadata: { labels: labels('migrate', version) },

@@ -67,7 +67,7 @@ const SETTINGS: Settings = {
   PORT: '3000',
   METRICS_PORT: '9464',
   WORKER_PORT: '3001',
-  // The API's drain ends with its slowest request, which this bounds (README, "Shutdown").
+  // The API's drain ends with its slowest request, which this bounds (docs/running.md, "Shutdown").
   HTTP_REQUEST_TIMEOUT_MS: '30000',
   // The worker's drain: active jobs get this long, then go back to the queue.
   SHUTDOWN_TIMEOUT_MS: '30000',

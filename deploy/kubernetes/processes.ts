@@ -1,6 +1,6 @@
 /**
  * The API and the worker as Kubernetes runs them: entry point, ports, and how long each may take to
- * stop, from the drain its own code does after SIGTERM (README, "Shutdown").
+ * stop, from the drain its own code does after SIGTERM (docs/running.md, "Shutdown").
  */
 import type { Settings } from './overlays.ts';
 
@@ -27,7 +27,7 @@ interface Process {
   entry: string;
   /** The first port serves the probes. */
   ports: readonly ProcessPort[];
-  /** The setting that bounds the drain after SIGTERM (README, "Shutdown"). */
+  /** The setting that bounds the drain after SIGTERM (docs/running.md, "Shutdown"). */
   drain: 'HTTP_REQUEST_TIMEOUT_MS' | 'SHUTDOWN_TIMEOUT_MS';
   preStopSeconds: number;
 }

@@ -15,9 +15,9 @@ const TEST_WITHIN_MS = 180_000;
 /**
  * No request resolves a module. Node answers a repeated `require` from its cache of resolutions
  * only when the same caller loaded the module first; otherwise every call resolves it from disk
- * again (5 to 20 µs each). mysql2 requires its promise wrapper inside `connection.promise()`, and
+ * again. mysql2 requires its promise wrapper inside `connection.promise()`, and
  * TypeORM calls that on every query: loading `mysql2/promise` at startup made every query of the
- * product resolve that module again, five times a soft delete (docs/benchmarking.md). The API and
+ * product resolve that module again, several times a soft delete. The API and
  * the worker run the hot paths (soft delete, restore, search, permanent delete and its purge)
  * after one warm-up run of each, and the module probe counts what they resolve meanwhile.
  */

@@ -18,7 +18,7 @@ export interface RedoclyReport {
 }
 
 /**
- * Lints a document with the Redocly CLI the README tells people to run, under the repository's
+ * Lints a document with the Redocly CLI docs/api.md tells people to run, under the repository's
  * redocly.yaml, so the test and `npx redocly lint` can never disagree.
  */
 export async function redoclyLint(document: unknown, timeoutMs = 60_000): Promise<RedoclyReport> {

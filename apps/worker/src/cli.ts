@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
+import { configReference } from '@app/shared/config/config-doc';
 import { exitOnStartupError, loadConfig } from '@app/shared/config/load-config';
 import { signDevToken, parseTtl } from '@app/shared/auth/dev-token';
 import { ttlProblem } from '@app/shared/auth/token-lifetime';
@@ -268,6 +269,13 @@ program
         audience: config.JWT_AUDIENCE,
       }),
     );
+  });
+
+program
+  .command('config-doc')
+  .description('print the configuration reference, docs/configuration.md, from the config schema')
+  .action(() => {
+    process.stdout.write(configReference());
   });
 
 program.parseAsync(process.argv).catch(exitOnStartupError);

@@ -79,7 +79,7 @@ export function databaseName(databaseUrl: string): string {
  * every query, and mysql2 requires its promise wrapper's module inside that call. Node answers a
  * repeated `require` from its cache of resolutions only for the caller that loaded the module
  * first; once `mysql2/promise` has loaded it, every query resolves the module from disk again
- * (docs/benchmarking.md; test/e2e/hot-path-modules.test.ts, and ESLint forbids the import).
+ * (test/e2e/hot-path-modules.test.ts, and ESLint forbids the import).
  */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const url = new URL(databaseUrl);

@@ -63,8 +63,8 @@ async function answerUnreadablePath(
 }
 
 /**
- * A Nest application on Fastify, for the API and the worker's probe port. Fastify costs about half
- * the CPU per request of Express under Nest (docs/benchmarking.md). Every request is timed for
+ * A Nest application on Fastify, for the API and the worker's probe port. Fastify, because it costs
+ * less CPU per request than Express under Nest (docs/performance.md, the frameworks' floor). Every request is timed for
  * `/metrics` by its route pattern (never the raw path, so ids do not explode the series); with
  * `logRequests`, each one also leaves one log line with its id, status and duration.
  */

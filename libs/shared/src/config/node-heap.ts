@@ -14,11 +14,10 @@ export const HEAP_RULE = {
   api: { 'max-semi-space-size': 16 },
   // The same young generation, and the old generation capped at 256 MiB. The worker and the CLI
   // (import, reindex, reconcile) stream in batches: their live heap, what a full collection
-  // leaves, is 55–85 MB at any catalogue size, and the cap leaves it three times over. Their peak
-  // RSS was garbage: V8 lets the heap grow to 4 times the live heap between full collections when
-  // the old generation may reach 2 GiB or more, and to 1.3 times at 256 MiB or less, so 256 is the
-  // largest cap with the least growth. A reindex of 1,021,713 videos peaks at 273 MB instead of
-  // 485, 7 % slower (docs/benchmarking.md). A live heap that outgrows the cap stops the process
+  // leaves, is flat at any catalogue size, and the cap leaves it room three times over. Without a
+  // cap their peak RSS is mostly garbage: V8 lets the heap grow to several times the live heap
+  // between full collections when the old generation may be large, and 256 is the largest cap
+  // with the least growth (docs/benchmarks.md, peak RSS). A live heap that outgrows the cap stops the process
   // with "JavaScript heap out of memory" (exit 134; a worker's job goes back to the queue).
   worker: { 'max-semi-space-size': 16, 'max-old-space-size': 256 },
 } as const satisfies Record<string, Record<string, number>>;

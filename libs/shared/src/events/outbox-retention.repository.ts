@@ -58,7 +58,7 @@ export class OutboxRetentionRepository {
    * Deletes up to `limit` deliveries in `state` whose last attempt was before `before`, oldest first.
    * Found by a plain read through `(state, last_attempt_at)`, then deleted by id with the condition
    * checked again: a DELETE with that ORDER BY and LIMIT let MariaDB pick the due-deliveries index
-   * and sort, locking every delivered row (820,000 at a million) for each batch of 1,000.
+   * and sort, locking every delivered row for each batch.
    */
   async deleteSettled(state: SettledState, before: Date, limit: number): Promise<number> {
     const rows: { id: string }[] = await this.dataSource.query(

@@ -65,10 +65,10 @@ export class MetricsService {
 
   /**
    * The registry in the Prometheus text format, serialised at most once per SCRAPE_REUSE_MS: a
-   * scrape within that time of the last serialisation (or during it) gets the same text. One costs
-   * a busy API about 1 ms of CPU, half of it in the event-loop-delay percentiles, so 100 scrapes a
-   * second took a tenth of a core from its requests (the `metrics-scrape` bench); Prometheus
-   * scrapes every few seconds at most, so it never sees a repeat.
+   * scrape within that time of the last serialisation (or during it) gets the same text. A
+   * serialisation costs a busy API noticeable CPU (the event-loop-delay percentiles most), so
+   * frequent scrapes would take it from requests (the `metrics-scrape` step of docs/benchmarks.md);
+   * Prometheus scrapes every few seconds at most, so it never sees a repeat.
    */
   scrape(): Promise<string> {
     const now = performance.now();

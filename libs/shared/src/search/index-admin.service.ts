@@ -157,11 +157,10 @@ export class IndexAdmin {
 
   /**
    * Merges each shard of a freshly loaded index into one segment per `MAX_SEGMENT_BYTES`, when the
-   * load left more than `MERGED_ENOUGH`. A big load leaves dozens of segments (43 at a million
-   * videos), which every search visits one by one (its words looked up, its posting lists opened),
-   * and which the merge policy would otherwise merge while the index already serves searches.
-   * Merged, the API's engine requests at a million videos cost less than the plain query's
-   * (docs/benchmarking.md). Before the replicas: they copy the merged segments.
+   * load left more than `MERGED_ENOUGH`. A big load leaves dozens of segments, which every
+   * search visits one by one (its words looked up, its posting lists opened), and which the merge
+   * policy would otherwise merge while the index already serves searches (docs/benchmarks.md,
+   * fresh against live). Before the replicas: they copy the merged segments.
    */
   private async mergeSegments(index: string): Promise<void> {
     // Refreshed, the load's segments are counted; loading turned the refresh off.

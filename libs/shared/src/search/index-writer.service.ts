@@ -111,7 +111,7 @@ export class IndexWriter {
    * helper: each document is serialized as soon as it is built, bulk bodies are cut at
    * `BULK_BYTES`, and at most `BULKS_IN_FLIGHT` are sent at once while the next is filled. What
    * is held at any moment is a few bodies of bytes, whatever the row count or the documents' size,
-   * so a full reindex of a million videos keeps a flat memory (docs/benchmarking.md). A document
+   * so a full reindex of a million videos keeps a flat memory (docs/benchmarks.md). A document
    * the index refuses (other than at a newer version) stops the load and is thrown.
    */
   async indexAll(

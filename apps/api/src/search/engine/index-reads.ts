@@ -63,8 +63,8 @@ export class IndexReads {
 
   /**
    * Runs searches together, as one `_msearch`: one HTTP request for the API to send and for
-   * Elasticsearch to parse and dispatch, where separate searches cost 0.4 ms more of its CPU per
-   * search at a million videos (docs/benchmarking.md). `filterPath` is each answer's, as for one
+   * Elasticsearch to parse and dispatch, cheaper for both than separate searches
+   * (docs/benchmarks.md). `filterPath` is each answer's, as for one
    * search. A search that fails throws what it would have thrown alone (a `ResponseError` with its
    * status); when one fails in a way the cluster recovers from (502–504: a node lost, shards moving),
    * all are sent again, as the client retries a single search, up to its retries.

@@ -69,8 +69,8 @@ export const MIN_PREFIX_LETTERS = 2;
  *
  * `broad`: a video matches a search when it matches one of these:
  * - any word in the heading (title and speakers: ×2.5), the labels (tags and event: ×1) or the
- *   description (×0.5), stop words left out: `the` or `of` alone matched most videos, through the
- *   longest posting lists of all;
+ *   description (×0.5), stop words left out: `the` or `of` alone would match most videos, through
+ *   the longest posting lists of all;
  * - every word in the title with the last one as a prefix (×5): as-you-type. Prefixes of 2–10
  *   letters are indexed terms (one posting list, skipped through like a word's); a longer one
  *   expands to the few words that start with it;
@@ -85,10 +85,10 @@ export const MIN_PREFIX_LETTERS = 2;
  *
  * The weights of the any-word alternatives decide what a search costs: Elasticsearch skips the
  * documents that cannot reach the page (block-max WAND), and a description or label word weighted
- * low seldom can, so most of their long posting lists are skipped (the description at ×2 cost a
- * third more at a million videos; docs/benchmarking.md). A description's words rank through the
- * all-words alternative. Typos are handled before this query runs (`corrections`), not by fuzzy
- * expansion of every word, which cost five times the plain query at a million videos. The text
+ * low seldom can, so most of their long posting lists are skipped (docs/benchmarks.md). A
+ * description's words rank through the all-words alternative. Typos are handled before this query
+ * runs (`corrections`), not by fuzzy expansion of every word, which would cost many times the
+ * plain query on a large catalogue. The text
  * only ever reaches `match`-family queries, which analyse it as plain words: quotes, colons or
  * `AND` are never syntax.
  */
@@ -134,8 +134,8 @@ type TextQueries = ReturnType<typeof textQueries>;
  * The scoring part of a search: one `dis_max` of every alternative, whose score is its best
  * alternative's, so a title match outranks a description-only one at each level. One `dis_max`
  * without a tie breaker lets Elasticsearch skip documents that cannot reach the page, so it costs
- * about what a plain `multi_match` costs; the same signals as separate `should` clauses (summed)
- * cost 1.6–2× as much at 121,713 videos, a tie breaker six times (docs/benchmarking.md).
+ * about what a plain `multi_match` costs; separate `should` clauses (summed) or a tie breaker would
+ * score every match instead (docs/benchmarks.md).
  */
 function rankingQuery({ broad, narrow }: TextQueries): estypes.QueryDslQueryContainer {
   return { dis_max: { queries: [...broad, ...narrow] } };
@@ -147,7 +147,7 @@ function rankingQuery({ broad, narrow }: TextQueries): estypes.QueryDslQueryCont
  * heading match subsets of the others when q holds a word that is not a stop word). Counting
  * through this filter skips the scoring of every match that counting in the ranking request would
  * need, and each alternative left out is a walk of posting lists saved (the phrase's positions
- * too): 1.08 → 0.70 ms of engine CPU per count at a million videos (docs/benchmarking.md).
+ * too; docs/benchmarks.md).
  */
 function matchingQuery({ matching }: TextQueries): estypes.QueryDslQueryContainer {
   return { bool: { should: matching, minimum_should_match: 1 } };
@@ -202,9 +202,8 @@ export interface SearchRequests {
 /**
  * Builds the requests for one slice of a search. The ranking and the count are asked apart: a
  * request that counts every match up to 10,000 must score each of them before Elasticsearch may
- * skip any (block-max WAND), which at a million videos was most of a search's cost; the ranking
- * alone skips from its first hits, and the count alone only walks posting lists
- * (docs/benchmarking.md).
+ * skip any (block-max WAND), most of a search's cost on a large catalogue; the ranking alone skips
+ * from its first hits, and the count alone only walks posting lists (docs/benchmarks.md).
  */
 export function buildSearchRequests(criteria: SearchCriteria, slice: Slice, index: string): SearchRequests {
   const filter = filters(criteria);
@@ -213,7 +212,7 @@ export function buildSearchRequests(criteria: SearchCriteria, slice: Slice, inde
   // A point in time names its indices itself: the requests must not.
   const target = slice.kind === 'after' ? { pit: { id: slice.pit, keep_alive: slice.keepAlive } } : { index };
   // A date order still reports each item's relevance. Sorted by score, the scores come anyway, and
-  // asking for them again makes Elasticsearch score every match: twice the cost, measured.
+  // asking for them again would make Elasticsearch score every match.
   const tracked = criteria.sort === 'relevance' ? {} : { track_scores: true };
   const rank: estypes.SearchRequest = {
     ...target,
