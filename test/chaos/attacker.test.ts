@@ -4,7 +4,8 @@ import { recordReport } from './results';
 describe('chaos: an attacker beside the users', () => {
   it('keeps ordinary callers answered within 1.5× their p99, the API within 50 MB, and loses nothing', async () => {
     const report = await attackerBesideUsers({
-      phaseMs: Number(process.env.CHAOS_ATTACKER_PHASE_MS ?? 60_000),
+      phaseMs: Number(process.env.CHAOS_ATTACKER_PHASE_MS ?? 40_000),
+      rounds: 3,
       searchesPerSecond: 20,
       deletesPerSecond: 2,
       stalledBodies: 200,

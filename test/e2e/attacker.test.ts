@@ -4,7 +4,8 @@ import { attackerBesideUsers } from '../support/scenarios/attacker';
 describe('an attacker beside the users', () => {
   it('answers every ordinary caller, holds no memory for the attacker, and loses nothing', async () => {
     const report = await attackerBesideUsers({
-      phaseMs: 8_000,
+      phaseMs: 4_000,
+      rounds: 2,
       searchesPerSecond: 10,
       deletesPerSecond: 2,
       stalledBodies: 200,

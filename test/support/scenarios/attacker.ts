@@ -1,20 +1,23 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { withTimeout } from '../../../libs/shared/src/util/with-timeout.ts';
 import { DASHBOARD_PATH } from '@app/api/admin/dashboard-path';
 import { openSession } from '../../../bench/lib/cpu-profile';
-import { freePort, rssKb, sleep } from '../processes';
+import { freePort, rssKb, sleep, waitFor } from '../processes';
 import { startOwnRedis } from '../redis-server';
 import { seedVideos } from '../seed';
 import { startSystem, token, type System } from '../system';
 import { openTestContext, type TestContext } from '../test-context';
 import { runLoops, send, tally, type Sent } from '../traffic';
-import type { AttackerPlan, AttackerTally } from './attacker-process';
+import type { AttackerCommand, AttackerPlan, AttackerTally } from './attacker-process';
 import type { ScenarioReport } from './report';
 
 export interface AttackerOptions {
   /** Length of each phase: ordinary callers alone, then beside the attacker. */
   phaseMs: number;
+  /** How many times the two phases alternate. */
+  rounds: number;
   /** Ordinary searches per second (open loop), by many callers. */
   searchesPerSecond: number;
   /** Ordinary soft deletes per second, each of its author's own video. */
@@ -71,27 +74,39 @@ async function liveHeap(inspectorPort: number): Promise<number> {
 }
 
 interface Attacker {
+  attack(): void;
+  pause(): void;
   /** Ends the attack and answers what the attacker was answered. */
   stop(): Promise<AttackerTally>;
   kill(): void;
 }
 
-/** The attacker in a process of its own (attacker-process.ts), attacking from the moment it starts. */
-function startAttacker(plan: AttackerPlan): Attacker {
+/**
+ * The attacker in a process of its own (attacker-process.ts), started and loaded before anything
+ * is measured, then told when to attack and when to pause.
+ */
+async function startAttacker(plan: AttackerPlan): Promise<Attacker> {
   const child = spawn(
     process.execPath,
     ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', join(__dirname, 'attacker-process.ts')],
-    { env: { ...process.env, ATTACKER_PLAN: JSON.stringify(plan) }, stdio: ['ignore', 'pipe', 'inherit'] },
+    { env: { ...process.env, ATTACKER_PLAN: JSON.stringify(plan) }, stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const lines: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  await waitFor('the attacker process to be ready', () =>
+    Promise.resolve(lines.includes('ready') ? true : undefined),
+  );
+  const tell = (command: AttackerCommand) => child.stdin.write(`${command}\n`);
   return {
+    attack: () => tell('attack'),
+    pause: () => tell('pause'),
     async stop() {
-      child.kill('SIGTERM');
+      tell('stop');
+      child.stdin.end();
       const code = await withTimeout(exited, 60_000, 'the attacker process to end');
-      if (code !== 0) throw new Error(`the attacker process ended with ${code}: ${output}`);
-      return JSON.parse(output) as AttackerTally;
+      if (code !== 0) throw new Error(`the attacker process ended with ${code}: ${lines.join('\n')}`);
+      return JSON.parse(lines.at(-1)!) as AttackerTally;
     },
     kill: () => child.kill('SIGKILL'),
   };
@@ -129,7 +144,7 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
   let attacker: Attacker | undefined;
   try {
     await context.reset();
-    const videos = options.deletesPerSecond * (options.phaseMs / 1000) * 2 + 10;
+    const videos = options.deletesPerSecond * ((options.phaseMs / 1000) * 2 * options.rounds + 5) + 10;
     const authors = 20;
     const ids: string[][] = [];
     for (let a = 0; a < authors; a += 1) {
@@ -202,16 +217,8 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
       return sent;
     };
 
-    // Warm, then measured: the first requests of a process pay for compiling its code.
-    await ordinary(Math.min(5_000, options.phaseMs));
-    deleted.length = 0;
-    const alone = await ordinary(options.phaseMs);
-    const rssAlone = Math.max(...rss);
-    const heldAlone = await liveHeap(inspectorPort);
-    const phaseStart = rss.length;
-
-    // The attacker: one token, one address, everything at once, for the second phase.
-    attacker = startAttacker({
+    // The attacker: one token, one address, everything at once whenever it attacks.
+    attacker = await startAttacker({
       api,
       token: token(`attacker-${Date.now()}`),
       dashboardPath: DASHBOARD_PATH,
@@ -221,7 +228,28 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
       stallAgainMs: STALL_AGAIN_MS,
       queries: WORST_QUERIES,
     });
-    const beside = await ordinary(options.phaseMs);
+
+    // Warm, then measured: the first requests of a process pay for compiling its code.
+    await ordinary(Math.min(5_000, options.phaseMs));
+    deleted.length = 0;
+    // The phases alternate, so what drifts over a run (the engine's merges, the machine's other
+    // work) falls on both sides alike.
+    const alone: Sent[] = [];
+    const beside: Sent[] = [];
+    let heldAlone = 0;
+    let rssAlone = 0;
+    let phaseStart = 0;
+    for (let round = 0; round < options.rounds; round += 1) {
+      alone.push(...(await ordinary(options.phaseMs)));
+      if (round === 0) {
+        rssAlone = Math.max(...rss);
+        heldAlone = await liveHeap(inspectorPort);
+        phaseStart = rss.length;
+      }
+      attacker.attack();
+      beside.push(...(await ordinary(options.phaseMs)));
+      attacker.pause();
+    }
     const attacked = await attacker.stop();
     attacker = undefined;
     const attackEnd = rss.length;
@@ -258,8 +286,8 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
         .join(', ') || 'none';
     return {
       load:
-        `two phases of ${options.phaseMs / 1000} s: ordinary callers (200 readers, ${authors} authors) searching at ` +
-        `${options.searchesPerSecond}/s and soft-deleting their own videos at ${options.deletesPerSecond}/s, alone, then beside the attacker`,
+        `${options.rounds} rounds of two phases of ${options.phaseMs / 1000} s each: ordinary callers (200 readers, ${authors} authors) searching at ` +
+        `${options.searchesPerSecond}/s and soft-deleting their own videos at ${options.deletesPerSecond}/s, alone, then beside the attacker (its process started and loaded before the first)`,
       faults:
         `one attacker (one token, one address, default rate limit), ${options.attackerRate}/s of each: worst-case queries (U+FDFA ×256 and others, limit 100, highlights, facets), ` +
         `dashboard password guesses, cursor walks opened and abandoned; and ${options.stalledBodies} unauthenticated sockets announcing 1 MiB bodies, each announced again ${STALL_AGAIN_MS / 1000} s after its refusal`,
