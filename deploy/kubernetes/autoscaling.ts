@@ -47,6 +47,13 @@ export function scaledObject(overlay: Overlay, version: string): ScaledObject {
       minReplicaCount: overlay.worker.minReplicas,
       maxReplicaCount: overlay.worker.maxReplicas,
       pollingInterval: 15,
+      // Redis unreadable three polls in a row: keep the workers running (a failing scaler must not
+      // shrink a fleet working off a backlog), and at least `fallbackReplicas` of them.
+      fallback: {
+        failureThreshold: 3,
+        replicas: overlay.worker.fallbackReplicas,
+        behavior: 'currentReplicasIfHigher',
+      },
       advanced: {
         scalingModifiers: { formula: BACKLOG_FORMULA, target, metricType: 'AverageValue' },
         horizontalPodAutoscalerConfig: {
