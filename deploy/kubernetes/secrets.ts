@@ -27,8 +27,10 @@ export const SECRET_KEYS: readonly SecretKey[] = [
   { name: REDIS_PARTS.password, required: true },
   { name: 'ELASTICSEARCH_URL', required: true },
   { name: 'S3_ENDPOINT', required: true },
-  { name: 'S3_ACCESS_KEY_ID', required: true },
-  { name: 'S3_SECRET_ACCESS_KEY', required: true },
+  // Both or neither: without them the AWS SDK's default credential chain (a web identity, as with
+  // EKS' IRSA or Pod Identity; AWS_* variables), as NODE_ENV is production.
+  { name: 'S3_ACCESS_KEY_ID', required: false },
+  { name: 'S3_SECRET_ACCESS_KEY', required: false },
   // Where the media are, beside S3_ENDPOINT, when they differ from the defaults (us-east-1,
   // videos, path-style addressing).
   { name: 'S3_REGION', required: false },
