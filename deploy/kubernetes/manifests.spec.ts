@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
-import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Job } from 'kubernetes-models/batch/v1/Job';
@@ -15,8 +14,9 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { loadConfig } from '@app/shared/config/load-config';
 import { HEAP_RULE } from '@app/shared/config/node-heap';
 import { dataSourceOptions } from '@app/shared/data-source';
-import { QUEUES, queuePrefix } from '@app/shared/queue/queues';
-import { summedTriggers, workerScaler } from '@test/support/keda';
+import { QUEUES } from '@app/shared/queue/queues';
+import { workerScaler } from '@test/support/keda';
+import { parsePromql } from '@test/support/observability';
 import { DASHBOARD_PATH } from '@app/api/admin/dashboard-path';
 import { alertGroups, PodMonitor, PrometheusRule } from './monitoring.ts';
 import { QUEUE_DASHBOARD_PATH } from './network.ts';
@@ -24,7 +24,7 @@ import { OVERLAYS } from './overlays.ts';
 import { DEFAULT_RUNBOOK_BASE_URL, UNPINNED_DIGEST } from './release.ts';
 import { ALERTS_FILE } from './render.ts';
 import { readOverlay, type RenderedObject } from './rendered.ts';
-import { SECRET_KEYS, SECRET_NAME } from './secrets.ts';
+import { SECRET_NAME } from './secrets.ts';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -37,7 +37,6 @@ const MODELS = [
   Job,
   ConfigMap,
   ScaledObject,
-  TriggerAuthentication,
   NetworkPolicy,
   Ingress,
   PodMonitor,
@@ -369,39 +368,35 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       );
     });
 
-    it('scale the worker on exactly the ready jobs of the deletion and index queues, from a floor of one', () => {
+    it('scale the worker on the work it would start now in the deletion and index queues, from a floor of one', () => {
       const scaler = workerScaler(name);
-      expect(summedTriggers(scaler).sort()).toEqual(scaler.triggers.map((t) => t.name).sort());
-      expect(scaler.triggers.map((t) => t.key).sort()).toEqual(
-        [QUEUES.deletion, QUEUES.index]
-          .flatMap((queue) =>
-            ['wait', 'prioritized'].map(
-              (ready) => `${queuePrefix(queue, overlay.redisCluster)}:${queue}:${ready}`,
-            ),
-          )
-          .sort(),
+      // The workers' own count (paused queues and jobs delayed for later left out), of this
+      // namespace's workers, summed over the bulk queues.
+      expect(scaler.metric).toBe('queue_startable_jobs');
+      expect(scaler.queues.sort()).toEqual([QUEUES.deletion, QUEUES.index].sort());
+      const { selectors, aggregations } = parsePromql(scaler.query);
+      expect(selectors[0]!.matchers).toEqual(
+        expect.arrayContaining([
+          { label: 'namespace', op: '=', value: overlay.namespace },
+          { label: 'job', op: '=', value: 'video-search-worker' },
+        ]),
       );
+      // Every worker exports the same count: their max per queue, then the queues' sum.
+      expect(aggregations).toEqual([{ op: 'sum' }, { op: 'max', by: ['queue'] }]);
       expect(scaler.min).toBe(1);
       expect(scaler.target).toBeGreaterThan(0);
-      // A scaler that cannot read Redis keeps the workers it has, and at least the fallback's.
-      expect(objects.filter(ScaledObject.is)[0]!.spec.fallback).toEqual({
+      const spec = objects.filter(ScaledObject.is)[0]!.spec;
+      expect(spec.triggers[0]!.metadata.serverAddress).toBe(overlay.prometheus.serverAddress);
+      // A scaler that cannot read the backlog keeps the workers it has, and at least the fallback's.
+      expect(spec.fallback).toEqual({
         failureThreshold: 3,
         replicas: overlay.worker.fallbackReplicas,
         behavior: 'currentReplicasIfHigher',
       });
-      // KEDA reaches Redis with the Secret's keys, through the TriggerAuthentication the triggers name.
-      const auth = objects.filter(TriggerAuthentication.is)[0]!;
-      const spec = objects.filter(ScaledObject.is)[0]!.spec;
-      for (const trigger of spec.triggers) expect(trigger.authenticationRef?.name).toBe(auth.metadata!.name);
-      const secretKeys = SECRET_KEYS.filter((key) => key.required).map((key) => key.name as string);
-      for (const ref of auth.spec.secretTargetRef!) {
-        expect(ref.name).toBe(SECRET_NAME);
-        expect(secretKeys).toContain(ref.key);
-      }
-      // On a cluster, KEDA's own scaler for one, which follows each key to its slot's node.
-      const [address, type] = overlay.redisCluster ? ['addresses', 'redis-cluster'] : ['address', 'redis'];
-      expect(auth.spec.secretTargetRef!.map((ref) => ref.parameter).sort()).toEqual([address, 'password']);
-      for (const trigger of spec.triggers) expect(trigger.type).toBe(type);
+      expect(spec.fallback!.replicas).toBeLessThanOrEqual(scaler.max);
+      // The metric is one the processes register, which the PodMonitor scrapes as that job.
+      const monitor = objects.filter(PodMonitor.is).find((m) => m.metadata.name === 'video-search-worker')!;
+      expect(monitor.spec.podMetricsEndpoints[0]!.relabelings[0]!.replacement).toBe('video-search-worker');
     });
   },
 );

@@ -10,7 +10,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import { createHash } from 'node:crypto';
-import { horizontalPodAutoscaler, scaledObject, triggerAuthentication } from './autoscaling.ts';
+import { horizontalPodAutoscaler, scaledObject } from './autoscaling.ts';
 import { podMonitor, prometheusRule, type RuleGroup } from './monitoring.ts';
 import { APP, CONFIG_NAME, labels, meta, NAMES, selectorLabels } from './names.ts';
 import { networkPolicy, publicIngress, queueDashboardIngress } from './network.ts';
@@ -179,7 +179,6 @@ export function manifests(overlay: Overlay, input: RenderInput): Manifest[] {
     { file: 'worker-networkpolicy.yaml', object: networkPolicy(overlay, 'worker', version) },
     { file: 'worker-podmonitor.yaml', object: podMonitor(overlay, 'worker', version) },
     { file: 'worker-scaledobject.yaml', object: scaledObject(overlay, version) },
-    { file: 'worker-triggerauthentication.yaml', object: triggerAuthentication(overlay, version) },
     { file: 'prometheusrule.yaml', object: prometheusRule(overlay, input.alerts, input.release, version) },
   ];
 }

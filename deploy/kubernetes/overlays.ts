@@ -37,11 +37,11 @@ export interface Overlay {
     resources: Resources;
   };
   migrate: { resources: Resources };
-  /** Redis over TLS: `rediss://` for the processes and `enableTLS` for KEDA. */
+  /** Redis over TLS: `rediss://` for the processes. */
   redisTls: boolean;
   /**
    * REDIS_ADDRESS is a node of a Redis Cluster (or a Service in front of its nodes): the processes
-   * run with REDIS_CLUSTER, and KEDA reads the queues' keys with its cluster scaler.
+   * run with REDIS_CLUSTER.
    */
   redisCluster: boolean;
   /** MySQL's `max_connections` the ceilings must fit under (151 is MySQL's default). */
@@ -83,6 +83,13 @@ export interface Overlay {
      */
     queueDashboard?: { className: string; controllerNamespace: string; host: string; tlsSecret?: string };
   };
+  /**
+   * The namespace the overlay is deployed to (the kustomization's `namespace` or `kubectl -n`):
+   * the worker autoscaler's query selects that namespace's workers.
+   */
+  namespace: string;
+  /** The Prometheus KEDA asks for the worker backlog (its HTTP API, from KEDA's namespace). */
+  prometheus: { serverAddress: string };
   /** A PriorityClass the pods run at (created by the cluster's operator); undefined: the default. */
   priorityClassName?: string;
 }
@@ -169,6 +176,9 @@ export const PRODUCTION: Overlay = {
   nodeCidrs: [],
   // ingress-nginx's chart and namespace.
   ingress: { className: 'nginx', controllerNamespace: 'ingress-nginx' },
+  namespace: 'video-search',
+  // kube-prometheus-stack's Prometheus, under its chart's default release name.
+  prometheus: { serverAddress: 'http://kube-prometheus-stack-prometheus.monitoring.svc:9090' },
 };
 
 /** A pod of the local overlay: a fraction of a core reserved, the same limits as production's. */
