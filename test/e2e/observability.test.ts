@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   EXTERNAL_METRICS,
   exportedFamilies,
@@ -49,6 +50,9 @@ describe('the dashboard’s and the alerting rules’ metrics, on the running AP
       // A search, so that the search route has its series (the rules and panels select it by route).
       const search = await call('GET', `${system.api}/api/videos/search?q=observability`, token('operator'));
       expect(search.status).toBe(200);
+      // A deletion of a video that does not exist, so that DELETE has its series (the write path's rules).
+      const deletion = await call('DELETE', `${system.api}/api/videos/${randomUUID()}`, token('operator'));
+      expect(deletion.status).toBe(404);
 
       // Other exporters' metrics are not the processes' to export, and the labels of a target are
       // Prometheus' to add: neither is in a process's exposition.
