@@ -93,3 +93,39 @@ describe('docker-compose.yml', () => {
     });
   });
 });
+
+describe('the Dockerfile', () => {
+  const lines = readFileSync(resolve(ROOT, 'Dockerfile'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
+  const stages = lines.reduce<string[][]>((all, line) => {
+    if (line.startsWith('FROM ')) all.push([line]);
+    else all.at(-1)?.push(line);
+    return all;
+  }, []);
+
+  it('installs with `npm ci` only, the runtime taking production dependencies from a stage of their own', () => {
+    const installs = lines.filter((line) => /\bnpm (install|i|ci)\b/.test(line));
+    expect(installs.length).toBeGreaterThanOrEqual(2);
+    for (const line of installs) expect(line).toMatch(/\bnpm ci\b/);
+    expect(installs.some((line) => line.includes('--omit=dev'))).toBe(true);
+    const runtime = stages.at(-1)!;
+    expect(runtime.filter((line) => line.startsWith('RUN '))).toEqual([]);
+    expect(runtime).toContain('COPY --from=production-deps /app/node_modules node_modules');
+  });
+
+  it('runs as a non-root user named by its id, on a Node image pinned to a version', () => {
+    const user = stages.at(-1)!.find((line) => line.startsWith('USER '));
+    expect(user).toMatch(/^USER [1-9]\d*(:\d+)?$/);
+    const image = /^ARG NODE_IMAGE=node:(\S+)$/.exec(
+      lines.find((line) => line.startsWith('ARG NODE_IMAGE=')) ?? '',
+    );
+    expect(image?.[1]).toMatch(/^\d+\.\d+\.\d+-/);
+    const pinnedNode = (
+      JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
+        devDependencies: Record<string, string>;
+      }
+    ).devDependencies.node;
+    expect(image?.[1]).toBe(`${pinnedNode}-bookworm-slim`);
+  });
+});
