@@ -17,7 +17,7 @@ const MONITORING_API = 'monitoring.coreos.com/v1';
 
 /** Prometheus' duration syntax (`30s`, `1h30m`), as the CRDs' patterns accept it. */
 const DURATION =
-  /^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$/;
+  /^(?=.)(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$/;
 /** A DNS-1123 subdomain: what metadata.name must be. */
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 

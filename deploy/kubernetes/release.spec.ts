@@ -126,6 +126,7 @@ describe("the Prometheus Operator's objects' own validation", () => {
     expect(() => monitor('metrics', '30s').validate()).not.toThrow();
     expect(() => monitor('', '30s').validate()).toThrow(/port must be a port name/);
     expect(() => monitor('metrics', 'thirty').validate()).toThrow(/interval must be a duration/);
+    expect(() => monitor('metrics', '').validate()).toThrow(/interval must be a duration/);
   });
 
   it('refuses a PrometheusRule with an unnamed alert or a malformed `for`', () => {
