@@ -9,13 +9,12 @@ type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
 
 /**
  * The operators' files (docs/observability.md): the Grafana dashboard, the alerting rules, and the
- * files their runbooks may be in (the application's, and the platform's, deploy/runbooks).
+ * application's runbooks (the platform's are in deploy/runbooks, `runbookTarget`).
  */
 export const OBSERVABILITY_FILES = {
   dashboard: 'deploy/observability/grafana-dashboard.json',
   alerts: 'deploy/observability/alerts.yaml',
   runbooks: 'docs/observability.md',
-  runbookDirectory: 'deploy/runbooks',
 } as const;
 
 const read = (path: string) => readFileSync(resolve(ROOT, path), 'utf8');
