@@ -1,6 +1,6 @@
 import { DeleteObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { mediaPrefix } from '@app/shared/storage/storage.service';
+import { mediaPrefix, s3Credentials } from '@app/shared/storage/storage.service';
 import { closedLoop } from './stats';
 
 /**
@@ -12,7 +12,7 @@ export function rawS3Client(config: AppConfig): S3Client {
     endpoint: config.S3_ENDPOINT,
     region: config.S3_REGION,
     forcePathStyle: config.S3_FORCE_PATH_STYLE,
-    credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
+    credentials: s3Credentials(config),
   });
 }
 

@@ -7,6 +7,7 @@ import type { IContainer } from 'kubernetes-models/v1/Container';
 import { configSchema } from '@app/shared/config/config.schema';
 import { assertAuthConfigured, loadConfig } from '@app/shared/config/load-config';
 import { redisUrls } from '@app/shared/redis/redis';
+import { s3Credentials } from '@app/shared/storage/storage.service';
 import { OVERLAYS } from './overlays.ts';
 import { readOverlay } from './rendered.ts';
 import { REDIS_PARTS, SECRET_KEYS, SECRET_NAME, type SecretKey } from './secrets.ts';
@@ -20,10 +21,10 @@ const SECRET: Partial<Record<SecretKey['name'], string>> = {
   REDIS_PASSWORD: 'redis-password',
   ELASTICSEARCH_URL: 'http://es-0.videos.svc:9200,http://es-1.videos.svc:9200',
   S3_ENDPOINT: 'https://s3.eu-west-1.amazonaws.com',
-  S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
-  S3_SECRET_ACCESS_KEY: 'example-secret-access-key',
   JWT_SECRET: 'a-jwt-secret-of-at-least-thirty-two-characters',
 };
+/** The S3 keys, which a Secret may leave out for the pods' own identity. */
+const S3_KEYS = { S3_ACCESS_KEY_ID: 'AKIAEXAMPLE', S3_SECRET_ACCESS_KEY: 'example-secret-access-key' };
 const requiredSecret = Object.fromEntries(
   SECRET_KEYS.filter((key) => key.required).map((key) => [key.name, SECRET[key.name]!]),
 );
@@ -88,15 +89,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
 
   it('leaves no process on a development default: every such setting comes from the Secret or the pod', () => {
     expect(developmentDefaults.sort()).toEqual(
-      [
-        'DATABASE_URL',
-        'ELASTICSEARCH_URL',
-        'INTERNAL_HOST',
-        'REDIS_URL',
-        'S3_ACCESS_KEY_ID',
-        'S3_ENDPOINT',
-        'S3_SECRET_ACCESS_KEY',
-      ].sort(),
+      ['DATABASE_URL', 'ELASTICSEARCH_URL', 'INTERNAL_HOST', 'REDIS_URL', 'S3_ENDPOINT'].sort(),
     );
     for (const container of containers) {
       const env = environment(container, configMap, requiredSecret);
@@ -122,6 +115,18 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
     expect(Object.keys(configMap).filter((key) => SECRET_KEYS.some((secret) => secret.name === key))).toEqual(
       [],
     );
+  });
+
+  it("reaches S3 with the Secret's keys when it has them, else with the AWS SDK's default credential chain", () => {
+    for (const container of containers.filter((c) => c.name !== 'migrate')) {
+      const withKeys = loadConfig(environment(container, configMap, { ...requiredSecret, ...S3_KEYS }));
+      expect(s3Credentials(withKeys)).toEqual({
+        accessKeyId: S3_KEYS.S3_ACCESS_KEY_ID,
+        secretAccessKey: S3_KEYS.S3_SECRET_ACCESS_KEY,
+      });
+      // Never the development keys: a Secret without keys means the pod's own identity.
+      expect(s3Credentials(loadConfig(environment(container, configMap, requiredSecret)))).toBeUndefined();
+    }
   });
 
   it("listens for probes and scrapes on the pod's address, the public port on every interface", () => {

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
-import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Job } from 'kubernetes-models/batch/v1/Job';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
@@ -12,11 +14,17 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { loadConfig } from '@app/shared/config/load-config';
 import { HEAP_RULE } from '@app/shared/config/node-heap';
 import { dataSourceOptions } from '@app/shared/data-source';
-import { QUEUES, queuePrefix } from '@app/shared/queue/queues';
-import { summedTriggers, workerScaler } from '@test/support/keda';
+import { QUEUES } from '@app/shared/queue/queues';
+import { workerScaler } from '@test/support/keda';
+import { parsePromql } from '@test/support/observability';
+import { DASHBOARD_PATH } from '@app/api/admin/dashboard-path';
+import { alertGroups, PodMonitor, PrometheusRule } from './monitoring.ts';
+import { QUEUE_DASHBOARD_PATH } from './network.ts';
 import { OVERLAYS } from './overlays.ts';
+import { DEFAULT_RUNBOOK_BASE_URL, UNPINNED_DIGEST } from './release.ts';
+import { ALERTS_FILE } from './render.ts';
 import { readOverlay, type RenderedObject } from './rendered.ts';
-import { SECRET_KEYS, SECRET_NAME } from './secrets.ts';
+import { SECRET_NAME } from './secrets.ts';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -29,8 +37,10 @@ const MODELS = [
   Job,
   ConfigMap,
   ScaledObject,
-  TriggerAuthentication,
   NetworkPolicy,
+  Ingress,
+  PodMonitor,
+  PrometheusRule,
 ];
 
 const MiB = (quantity: string) => {
@@ -95,8 +105,11 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       }
     });
 
-    it('let the public port be reached from anywhere, the ports for operators only from the monitoring namespace', () => {
+    it('let the public port be reached from the ingress controllers only, the ports for operators only from the monitoring namespace', () => {
       const policies = objects.filter(NetworkPolicy.is);
+      const fromNamespaces = (
+        from: { namespaceSelector?: { matchLabels?: Record<string, string> } }[] = [],
+      ) => from.map((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']);
       for (const deployment of deployments) {
         const podLabels = deployment.spec!.template.metadata!.labels ?? {};
         const governing = policies.filter((policy) =>
@@ -107,22 +120,114 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
           policies: 1,
         });
         const rules = governing[0]!.spec!.ingress!;
-        const open = rules.filter((rule) => !rule.from).flatMap((rule) => rule.ports!.map((p) => p.port));
-        const guarded = rules.filter((rule) => rule.from).flatMap((rule) => rule.ports!.map((p) => p.port));
         const container = containersOf(deployment)[0]!;
-        const publicPorts = container.ports!.filter((p) => p.containerPort === Number(settings.PORT));
-        // Every port the container names is under one rule: public ones open, the others guarded.
-        expect(open.sort()).toEqual(publicPorts.map((p) => p.name).sort());
-        expect([...open, ...guarded].sort()).toEqual(container.ports!.map((p) => p.name).sort());
-        for (const rule of rules.filter((r) => r.from)) {
-          expect(rule.from).toEqual([
-            {
-              namespaceSelector: {
-                matchLabels: { 'kubernetes.io/metadata.name': overlay.monitoringNamespace },
-              },
-            },
+        // Every port the container names has exactly one rule, and no rule admits everyone.
+        expect(rules.flatMap((rule) => rule.ports!.map((p) => p.port)).sort()).toEqual(
+          container.ports!.map((p) => p.name).sort(),
+        );
+        for (const rule of rules) {
+          expect(rule.from?.length).toBeGreaterThan(0);
+          const port = container.ports!.find((p) => p.name === rule.ports![0]!.port)!;
+          const expected =
+            port.containerPort === Number(settings.PORT)
+              ? [overlay.ingress.controllerNamespace]
+              : [overlay.monitoringNamespace];
+          expect({ port: port.name, from: fromNamespaces(rule.from).filter(Boolean) }).toEqual({
+            port: port.name,
+            from: expected,
+          });
+          // Nodes (the kubelet's probes) by address, only on the probed port, and only when configured.
+          const blocks = rule.from!.flatMap((peer) => (peer.ipBlock ? [peer.ipBlock.cidr] : []));
+          const probed = container.readinessProbe!.httpGet!.port === port.name;
+          expect(blocks).toEqual(probed ? [...overlay.nodeCidrs] : []);
+        }
+      }
+    });
+
+    it('publish /api and /docs on the public Ingress, never the probes, the metrics or the queue dashboard', () => {
+      const ingresses = objects.filter(Ingress.is);
+      const api = ingresses.find((ingress) => ingress.metadata!.name === 'video-search-api')!;
+      const paths = api.spec!.rules!.flatMap((rule) => rule.http!.paths);
+      expect(paths.map((path) => path.path).sort()).toEqual(['/api', '/docs', '/docs-json']);
+      for (const path of paths) {
+        expect(path.backend.service).toEqual({ name: 'video-search-api', port: { name: 'http' } });
+      }
+      expect(api.spec!.ingressClassName).toBe(overlay.ingress.className);
+      // The queue dashboard is off by default: no Ingress routes to it.
+      expect(QUEUE_DASHBOARD_PATH).toBe(DASHBOARD_PATH);
+      expect(overlay.ingress.queueDashboard).toBeUndefined();
+      expect(
+        ingresses.flatMap((i) => i.spec!.rules!.flatMap((r) => r.http!.paths.map((p) => p.path))),
+      ).not.toContain(DASHBOARD_PATH);
+    });
+
+    it('scrape each process with a PodMonitor on its port named metrics, as the job the rules select', () => {
+      const monitors = objects.filter(PodMonitor.is);
+      expect(monitors.map((monitor) => monitor.metadata.name).sort()).toEqual([
+        'video-search-api',
+        'video-search-worker',
+      ]);
+      for (const monitor of monitors) {
+        const selected = deployments.filter((d) =>
+          matches(monitor.spec.selector.matchLabels, d.spec!.template.metadata!.labels),
+        );
+        expect(selected.map((d) => d.metadata!.name)).toEqual([monitor.metadata.name]);
+        const [endpoint] = monitor.spec.podMetricsEndpoints;
+        expect(endpoint!.port).toBe('metrics');
+        expect(containersOf(selected[0]!)[0]!.ports!.map((p) => p.name)).toContain('metrics');
+        expect(endpoint!.relabelings).toContainEqual({
+          action: 'replace',
+          targetLabel: 'job',
+          replacement: monitor.metadata.name,
+        });
+        expect(monitor.metadata.labels).toMatchObject(overlay.monitoringLabels);
+      }
+    });
+
+    it('carry alerts.yaml as a PrometheusRule, every runbook an absolute address of the repository', () => {
+      const [rule, ...more] = objects.filter(PrometheusRule.is);
+      expect(more).toEqual([]);
+      const groups = alertGroups(readFileSync(resolve(ROOT, ALERTS_FILE), 'utf8'));
+      expect(rule!.spec.groups.map((group) => group.rules.map((r) => r.expr))).toEqual(
+        groups.map((group) => group.rules.map((r) => r.expr)),
+      );
+      const runbooks = rule!.spec.groups.flatMap((group) =>
+        group.rules.map((r) => r.annotations!.runbook_url!),
+      );
+      const relative = groups.flatMap((group) => group.rules.map((r) => r.annotations!.runbook_url!));
+      expect(runbooks).toEqual(relative.map((path) => `${DEFAULT_RUNBOOK_BASE_URL}${path}`));
+      expect(rule!.metadata.labels).toMatchObject(overlay.monitoringLabels);
+    });
+
+    it('pin the image: a digest (or a commit) pulled if not present, or the local image never pulled', () => {
+      for (const container of allPods.flatMap((pod) => pod.spec!.containers)) {
+        if (overlay.devImage) {
+          expect([container.image, container.imagePullPolicy]).toEqual([`${overlay.image}:dev`, 'Never']);
+        } else {
+          expect([container.image, container.imagePullPolicy]).toEqual([
+            `${overlay.image}@${UNPINNED_DIGEST}`,
+            'IfNotPresent',
           ]);
         }
+      }
+    });
+
+    it('roll the pods when the ConfigMap changes: its checksum is on the pod templates', () => {
+      const checksum = createHash('sha256').update(JSON.stringify(settings)).digest('hex');
+      for (const deployment of deployments) {
+        expect(deployment.spec!.template.metadata!.annotations).toEqual({ 'checksum/config': checksum });
+      }
+    });
+
+    it('spread the pods over zones and then nodes, where the overlay asks for it', () => {
+      for (const deployment of deployments) {
+        const keys = (deployment.spec!.template.spec!.topologySpreadConstraints ?? []).map(
+          (c) => c.topologyKey,
+        );
+        expect(keys).toEqual(
+          overlay.spreadOverNodes ? ['topology.kubernetes.io/zone', 'kubernetes.io/hostname'] : [],
+        );
+        expect(deployment.spec!.template.spec!.priorityClassName).toBe(overlay.priorityClassName);
       }
     });
 
@@ -143,6 +248,12 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
         )[0]!.ports!.map((p) => p.containerPort);
       expect(ports('api')).toEqual([Number(settings.PORT), Number(settings.METRICS_PORT)]);
       expect(ports('worker')).toEqual([Number(settings.WORKER_PORT)]);
+      // The worker serves health and metrics on its one port, named like the API's metrics port.
+      const names = (component: string) =>
+        containersOf(
+          deployments.find((d) => d.metadata!.name === `video-search-${component}`)!,
+        )[0]!.ports!.map((p) => p.name);
+      expect([names('api'), names('worker')]).toEqual([['http', 'metrics'], ['metrics']]);
       // The queue dashboard is served by the API on its public port, at /admin/queues.
       const dashboard = services.find((s) => s.metadata!.name === 'video-search-queue-dashboard')!;
       expect(dashboard.spec!.ports![0]!.targetPort).toBe('http');
@@ -257,33 +368,35 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       );
     });
 
-    it('scale the worker on exactly the ready jobs of the deletion and index queues, from a floor of one', () => {
+    it('scale the worker on the work it would start now in the deletion and index queues, from a floor of one', () => {
       const scaler = workerScaler(name);
-      expect(summedTriggers(scaler).sort()).toEqual(scaler.triggers.map((t) => t.name).sort());
-      expect(scaler.triggers.map((t) => t.key).sort()).toEqual(
-        [QUEUES.deletion, QUEUES.index]
-          .flatMap((queue) =>
-            ['wait', 'prioritized'].map(
-              (ready) => `${queuePrefix(queue, overlay.redisCluster)}:${queue}:${ready}`,
-            ),
-          )
-          .sort(),
+      // The workers' own count (paused queues and jobs delayed for later left out), of this
+      // namespace's workers, summed over the bulk queues.
+      expect(scaler.metric).toBe('queue_startable_jobs');
+      expect(scaler.queues.sort()).toEqual([QUEUES.deletion, QUEUES.index].sort());
+      const { selectors, aggregations } = parsePromql(scaler.query);
+      expect(selectors[0]!.matchers).toEqual(
+        expect.arrayContaining([
+          { label: 'namespace', op: '=', value: overlay.namespace },
+          { label: 'job', op: '=', value: 'video-search-worker' },
+        ]),
       );
+      // Every worker exports the same count: their max per queue, then the queues' sum.
+      expect(aggregations).toEqual([{ op: 'sum' }, { op: 'max', by: ['queue'] }]);
       expect(scaler.min).toBe(1);
       expect(scaler.target).toBeGreaterThan(0);
-      // KEDA reaches Redis with the Secret's keys, through the TriggerAuthentication the triggers name.
-      const auth = objects.filter(TriggerAuthentication.is)[0]!;
       const spec = objects.filter(ScaledObject.is)[0]!.spec;
-      for (const trigger of spec.triggers) expect(trigger.authenticationRef?.name).toBe(auth.metadata!.name);
-      const secretKeys = SECRET_KEYS.filter((key) => key.required).map((key) => key.name as string);
-      for (const ref of auth.spec.secretTargetRef!) {
-        expect(ref.name).toBe(SECRET_NAME);
-        expect(secretKeys).toContain(ref.key);
-      }
-      // On a cluster, KEDA's own scaler for one, which follows each key to its slot's node.
-      const [address, type] = overlay.redisCluster ? ['addresses', 'redis-cluster'] : ['address', 'redis'];
-      expect(auth.spec.secretTargetRef!.map((ref) => ref.parameter).sort()).toEqual([address, 'password']);
-      for (const trigger of spec.triggers) expect(trigger.type).toBe(type);
+      expect(spec.triggers[0]!.metadata.serverAddress).toBe(overlay.prometheus.serverAddress);
+      // A scaler that cannot read the backlog keeps the workers it has, and at least the fallback's.
+      expect(spec.fallback).toEqual({
+        failureThreshold: 3,
+        replicas: overlay.worker.fallbackReplicas,
+        behavior: 'currentReplicasIfHigher',
+      });
+      expect(spec.fallback!.replicas).toBeLessThanOrEqual(scaler.max);
+      // The metric is one the processes register, which the PodMonitor scrapes as that job.
+      const monitor = objects.filter(PodMonitor.is).find((m) => m.metadata.name === 'video-search-worker')!;
+      expect(monitor.spec.podMetricsEndpoints[0]!.relabelings[0]!.replacement).toBe('video-search-worker');
     });
   },
 );

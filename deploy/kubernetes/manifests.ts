@@ -6,15 +6,27 @@
  */
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { Job } from 'kubernetes-models/batch/v1/Job';
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
-import { horizontalPodAutoscaler, scaledObject, triggerAuthentication } from './autoscaling.ts';
+import { createHash } from 'node:crypto';
+import { horizontalPodAutoscaler, scaledObject } from './autoscaling.ts';
+import { podMonitor, prometheusRule, type RuleGroup } from './monitoring.ts';
 import { APP, CONFIG_NAME, labels, meta, NAMES, selectorLabels } from './names.ts';
+import { networkPolicy, publicIngress, queueDashboardIngress } from './network.ts';
 import type { Overlay } from './overlays.ts';
 import { migrateContainer, podSpec, processContainer } from './pods.ts';
 import { PROCESSES, terminationGracePeriodSeconds } from './processes.ts';
+import type { Release } from './release.ts';
+
+/** What every builder is given besides the overlay. */
+export interface RenderInput {
+  /** The package's version: a label, never the image's reference. */
+  version: string;
+  release: Release;
+  /** deploy/observability/alerts.yaml's groups. */
+  alerts: RuleGroup[];
+}
 
 /** What a builder returns: a kubernetes-models object, which can validate itself. */
 export interface Manifest {
@@ -33,7 +45,23 @@ export function configMap(overlay: Overlay, version: string): ConfigMap {
   });
 }
 
-export function deployment(overlay: Overlay, version: string, component: 'api' | 'worker'): Deployment {
+/**
+ * Annotations of the pod template that change with the configuration: a changed ConfigMap (or the
+ * Secret, when the release gives its digest) changes the template, which rolls the pods, as a
+ * process reads its variables once, at start.
+ */
+export function configChecksums(overlay: Overlay, release: Release): Record<string, string> {
+  const config = createHash('sha256')
+    .update(JSON.stringify(configMap(overlay, '').data))
+    .digest('hex');
+  return {
+    'checksum/config': config,
+    ...(release.secretChecksum ? { 'checksum/secret': release.secretChecksum } : {}),
+  };
+}
+
+export function deployment(overlay: Overlay, input: RenderInput, component: 'api' | 'worker'): Deployment {
+  const { version, release } = input;
   return new Deployment({
     metadata: meta(NAMES[component], component, version),
     spec: {
@@ -43,8 +71,8 @@ export function deployment(overlay: Overlay, version: string, component: 'api' |
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       revisionHistoryLimit: 5,
       template: {
-        metadata: { labels: labels(component, version) },
-        spec: podSpec(overlay, component, [processContainer(overlay, version, component)], {
+        metadata: { labels: labels(component, version), annotations: configChecksums(overlay, release) },
+        spec: podSpec(overlay, component, [processContainer(overlay, release, component)], {
           terminationGracePeriodSeconds: terminationGracePeriodSeconds(
             PROCESSES[component],
             overlay.settings,
@@ -68,40 +96,6 @@ export function service(
   });
 }
 
-/**
- * Who may connect to a component's pods: the API's public port from anywhere, the ports for
- * operators only from the monitoring namespace. They listen on the pod's address (INTERNAL_HOST),
- * which other pods of the cluster can reach: this is what keeps them from doing so. The kubelet's
- * probes come from the node, which network policies always let through.
- */
-export function networkPolicy(overlay: Overlay, version: string, component: 'api' | 'worker'): NetworkPolicy {
-  const ports = (public_: boolean) =>
-    PROCESSES[component].ports
-      .filter(({ setting }) => (setting === 'PORT') === public_)
-      .map(({ name }) => ({ port: name, protocol: 'TCP' as const }));
-  const publicPorts = ports(true);
-  return new NetworkPolicy({
-    metadata: meta(NAMES[component], component, version),
-    spec: {
-      podSelector: { matchLabels: selectorLabels(component) },
-      policyTypes: ['Ingress'],
-      ingress: [
-        ...(publicPorts.length > 0 ? [{ ports: publicPorts }] : []),
-        {
-          from: [
-            {
-              namespaceSelector: {
-                matchLabels: { 'kubernetes.io/metadata.name': overlay.monitoringNamespace },
-              },
-            },
-          ],
-          ports: ports(false),
-        },
-      ],
-    },
-  });
-}
-
 /** One pod at a time may be evicted (a node drain): never all, and a single replica never blocks it. */
 export function podDisruptionBudget(version: string, component: 'api' | 'worker'): PodDisruptionBudget {
   return new PodDisruptionBudget({
@@ -116,7 +110,7 @@ export function podDisruptionBudget(version: string, component: 'api' | 'worker'
  * first (a Job's pod template cannot be changed in place). Migrations are idempotent, so a Job
  * run again by a plain `kubectl apply` does nothing harmful.
  */
-export function migrationJob(overlay: Overlay, version: string): Job {
+export function migrationJob(overlay: Overlay, { version, release }: RenderInput): Job {
   return new Job({
     metadata: {
       ...meta(NAMES.migrate, 'migrate', version),
@@ -134,20 +128,20 @@ export function migrationJob(overlay: Overlay, version: string): Job {
       activeDeadlineSeconds: 3600,
       template: {
         metadata: { labels: labels('migrate', version) },
-        spec: podSpec(overlay, 'migrate', [migrateContainer(overlay, version)], { restartPolicy: 'Never' }),
+        spec: podSpec(overlay, 'migrate', [migrateContainer(overlay, release)], { restartPolicy: 'Never' }),
       },
     },
   });
 }
 
 /** Every object of the overlay, each with its file. */
-export function manifests(overlay: Overlay, version: string): Manifest[] {
-  const api = PROCESSES.api.ports;
-  const port = (name: string) => Number(overlay.settings[api.find((p) => p.name === name)!.setting]);
+export function manifests(overlay: Overlay, input: RenderInput): Manifest[] {
+  const { version } = input;
+  const dashboardIngress = queueDashboardIngress(overlay, version);
   return [
     { file: 'configmap.yaml', object: configMap(overlay, version) },
-    { file: 'migrate-job.yaml', object: migrationJob(overlay, version) },
-    { file: 'api-deployment.yaml', object: deployment(overlay, version, 'api') },
+    { file: 'migrate-job.yaml', object: migrationJob(overlay, input) },
+    { file: 'api-deployment.yaml', object: deployment(overlay, input, 'api') },
     {
       file: 'api-service.yaml',
       object: service(version, NAMES.api, 'api', { name: 'http', port: 80, targetPort: 'http' }),
@@ -156,31 +150,35 @@ export function manifests(overlay: Overlay, version: string): Manifest[] {
       file: 'api-metrics-service.yaml',
       object: service(version, NAMES.apiMetrics, 'api', {
         name: 'metrics',
-        port: port('metrics'),
+        port: Number(overlay.settings.METRICS_PORT),
         targetPort: 'metrics',
       }),
     },
     {
       // The dashboard is served by the API at /admin/queues; a Service of its own lets it be
-      // reached (port-forward, an internal ingress) without routing it through the public one.
+      // reached (port-forward, its own ingress) without routing it through the public one.
       file: 'queue-dashboard-service.yaml',
       object: service(version, NAMES.dashboard, 'api', { name: 'http', port: 80, targetPort: 'http' }),
     },
+    { file: 'api-ingress.yaml', object: publicIngress(overlay, version) },
+    ...(dashboardIngress ? [{ file: 'queue-dashboard-ingress.yaml', object: dashboardIngress }] : []),
     { file: 'api-hpa.yaml', object: horizontalPodAutoscaler(overlay, version) },
     { file: 'api-pdb.yaml', object: podDisruptionBudget(version, 'api') },
-    { file: 'api-networkpolicy.yaml', object: networkPolicy(overlay, version, 'api') },
-    { file: 'worker-deployment.yaml', object: deployment(overlay, version, 'worker') },
+    { file: 'api-networkpolicy.yaml', object: networkPolicy(overlay, 'api', version) },
+    { file: 'api-podmonitor.yaml', object: podMonitor(overlay, 'api', version) },
+    { file: 'worker-deployment.yaml', object: deployment(overlay, input, 'worker') },
     {
       file: 'worker-service.yaml',
       object: service(version, NAMES.worker, 'worker', {
-        name: 'http',
+        name: 'metrics',
         port: Number(overlay.settings.WORKER_PORT),
-        targetPort: 'http',
+        targetPort: 'metrics',
       }),
     },
     { file: 'worker-pdb.yaml', object: podDisruptionBudget(version, 'worker') },
-    { file: 'worker-networkpolicy.yaml', object: networkPolicy(overlay, version, 'worker') },
+    { file: 'worker-networkpolicy.yaml', object: networkPolicy(overlay, 'worker', version) },
+    { file: 'worker-podmonitor.yaml', object: podMonitor(overlay, 'worker', version) },
     { file: 'worker-scaledobject.yaml', object: scaledObject(overlay, version) },
-    { file: 'worker-triggerauthentication.yaml', object: triggerAuthentication(overlay, version) },
+    { file: 'prometheusrule.yaml', object: prometheusRule(overlay, input.alerts, input.release, version) },
   ];
 }

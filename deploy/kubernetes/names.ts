@@ -9,7 +9,6 @@ export const NAMES = {
   dashboard: `${APP}-queue-dashboard`,
   worker: `${APP}-worker`,
   migrate: `${APP}-migrate`,
-  redisAuth: `${APP}-redis`,
 } as const;
 
 export type Component = 'api' | 'worker' | 'migrate';

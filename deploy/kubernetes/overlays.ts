@@ -22,32 +22,76 @@ export type Settings = Partial<Record<keyof AppConfig, string>> &
 
 export interface Overlay {
   name: 'production' | 'production-redis-cluster' | 'local';
-  /** The image's name; its tag is the release's version (package.json), or `dev` locally. */
+  /** The image's name; the release pins it (release.ts), or `dev` locally. */
   image: string;
-  /** `dev` builds a local image of that tag; otherwise the tag is the package's version. */
+  /** `dev`, an image built on the machine and loaded into the cluster's nodes, never pulled. */
   devImage: boolean;
   settings: Settings;
   api: { minReplicas: number; maxReplicas: number; cpuUtilization: number; resources: Resources };
-  worker: { minReplicas: number; maxReplicas: number; backlogPerWorker: number; resources: Resources };
+  worker: {
+    minReplicas: number;
+    maxReplicas: number;
+    backlogPerWorker: number;
+    /** Workers kept, at least, while KEDA cannot read the backlog (its `fallback`). */
+    fallbackReplicas: number;
+    resources: Resources;
+  };
   migrate: { resources: Resources };
-  /** Redis over TLS: `rediss://` for the processes and `enableTLS` for KEDA. */
+  /** Redis over TLS: `rediss://` for the processes. */
   redisTls: boolean;
   /**
    * REDIS_ADDRESS is a node of a Redis Cluster (or a Service in front of its nodes): the processes
-   * run with REDIS_CLUSTER, and KEDA reads the queues' keys with its cluster scaler.
+   * run with REDIS_CLUSTER.
    */
   redisCluster: boolean;
   /** MySQL's `max_connections` the ceilings must fit under (151 is MySQL's default). */
   mysqlMaxConnections: number;
   /** Connections kept for people and tools (a mysql client, an exporter, a backup). */
   mysqlReservedConnections: number;
-  /** Spread each Deployment's pods over nodes, so that losing a node loses a share, not all. */
+  /**
+   * Spread each Deployment's pods over zones and over nodes, so that losing a zone or a node loses
+   * a share, not all.
+   */
   spreadOverNodes: boolean;
   /**
    * The namespace Prometheus scrapes from: the only one the network policies let reach the ports
    * for operators (the API's metrics, the worker's health and metrics).
    */
   monitoringNamespace: string;
+  /**
+   * Labels the Prometheus Operator's `podMonitorSelector` and `ruleSelector` look for on the
+   * PodMonitors and the PrometheusRule (kube-prometheus-stack: `release: <its release name>`).
+   */
+  monitoringLabels: Record<string, string>;
+  /**
+   * The nodes' addresses (CIDRs), let reach the probed ports: for network plugins that apply
+   * policies to the kubelet's own traffic. Most (Calico, Cilium) always admit it; empty then.
+   */
+  nodeCidrs: readonly string[];
+  /** The public Ingress, and the queue dashboard's, apart and only when given. */
+  ingress: {
+    className: string;
+    /** Where the ingress controller's pods run: the only namespace the API's port admits. */
+    controllerNamespace: string;
+    /** Undefined: every host the controller serves. */
+    host?: string;
+    /** The TLS certificate's Secret for `host` (cert-manager or the operator creates it). */
+    tlsSecret?: string;
+    /**
+     * The queue dashboard (/admin/queues: Bull Board, behind its own basic auth) on an ingress of
+     * its own, e.g. an internal class; off unless given.
+     */
+    queueDashboard?: { className: string; controllerNamespace: string; host: string; tlsSecret?: string };
+  };
+  /**
+   * The namespace the overlay is deployed to (the kustomization's `namespace` or `kubectl -n`):
+   * the worker autoscaler's query selects that namespace's workers.
+   */
+  namespace: string;
+  /** The Prometheus KEDA asks for the worker backlog (its HTTP API, from KEDA's namespace). */
+  prometheus: { serverAddress: string };
+  /** A PriorityClass the pods run at (created by the cluster's operator); undefined: the default. */
+  priorityClassName?: string;
 }
 
 /**
@@ -107,6 +151,8 @@ export const PRODUCTION: Overlay = {
     // One worker's worth of backlog: about what a worker works off while KEDA notices (15 s
     // polls) and a new pod starts, so a backlog a worker clears alone adds no pod.
     backlogPerWorker: 500,
+    // Two: the sweeps and one more, enough to keep deletions moving while the scaler is blind.
+    fallbackReplicas: 2,
     resources: {
       // Peak RSS 215 MB (a worker reconciling a million rows), 273 MB (a reindex).
       requests: { cpu: '250m', memory: '320Mi' },
@@ -124,8 +170,15 @@ export const PRODUCTION: Overlay = {
   mysqlMaxConnections: 151,
   mysqlReservedConnections: 10,
   spreadOverNodes: true,
-  // kube-prometheus-stack's usual home.
+  // kube-prometheus-stack's usual home, and its chart's default release name.
   monitoringNamespace: 'monitoring',
+  monitoringLabels: { release: 'kube-prometheus-stack' },
+  nodeCidrs: [],
+  // ingress-nginx's chart and namespace.
+  ingress: { className: 'nginx', controllerNamespace: 'ingress-nginx' },
+  namespace: 'video-search',
+  // kube-prometheus-stack's Prometheus, under its chart's default release name.
+  prometheus: { serverAddress: 'http://kube-prometheus-stack-prometheus.monitoring.svc:9090' },
 };
 
 /** A pod of the local overlay: a fraction of a core reserved, the same limits as production's. */

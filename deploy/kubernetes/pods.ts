@@ -9,11 +9,8 @@ import type { IProbe } from 'kubernetes-models/v1/Probe';
 import { CONFIG_NAME, selectorLabels, type Component } from './names.ts';
 import type { Overlay, Resources } from './overlays.ts';
 import { MIGRATE_COMMAND, PROCESSES } from './processes.ts';
+import { imageOf, type Release } from './release.ts';
 import { REDIS_PARTS, SECRET_NAME } from './secrets.ts';
-
-export function imageOf(overlay: Overlay, version: string): string {
-  return `${overlay.image}:${overlay.devImage ? 'dev' : version}`;
-}
 
 /**
  * REDIS_URL from the Secret's two parts, expanded by the kubelet from the variables the Secret
@@ -33,8 +30,8 @@ const httpProbe = (path: string, port: string, timing: Omit<IProbe, 'httpGet'>):
 });
 
 /** The image, as every container runs it. */
-function image(overlay: Overlay, version: string, name: Component): IContainer {
-  return { name, image: imageOf(overlay, version), imagePullPolicy: 'IfNotPresent' };
+function image(overlay: Overlay, release: Release, name: Component): IContainer {
+  return { name, ...imageOf(overlay, release) };
 }
 
 /**
@@ -55,11 +52,15 @@ function hardened(resources: Resources): Partial<IContainer> {
 }
 
 /** The API's or the worker's container: its command, ports, probes and configuration. */
-export function processContainer(overlay: Overlay, version: string, component: 'api' | 'worker'): IContainer {
+export function processContainer(
+  overlay: Overlay,
+  release: Release,
+  component: 'api' | 'worker',
+): IContainer {
   const { entry, ports, preStopSeconds } = PROCESSES[component];
   const probePort = ports[0]!.name;
   return {
-    ...image(overlay, version, component),
+    ...image(overlay, release, component),
     command: ['node', entry],
     ports: ports.map(({ name, setting }) => ({
       name,
@@ -96,9 +97,9 @@ export function processContainer(overlay: Overlay, version: string, component: '
  * The migration's container: the Secret alone, since a pre-install hook runs before the chart's
  * other objects (the ConfigMap among them) exist, and `migrate` needs only DATABASE_URL.
  */
-export function migrateContainer(overlay: Overlay, version: string): IContainer {
+export function migrateContainer(overlay: Overlay, release: Release): IContainer {
   return {
-    ...image(overlay, version, 'migrate'),
+    ...image(overlay, release, 'migrate'),
     command: MIGRATE_COMMAND,
     envFrom: [secretEnv],
     env: [{ name: 'NODE_ENV', value: overlay.settings.NODE_ENV }],
@@ -128,16 +129,21 @@ export function podSpec(
     },
     containers,
     volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
+    ...(overlay.priorityClassName ? { priorityClassName: overlay.priorityClassName } : {}),
     ...(overlay.spreadOverNodes && component !== 'migrate'
       ? {
-          topologySpreadConstraints: [
-            {
+          // Zones first, then nodes within them. A preference, not a rule: a cluster with one zone
+          // (or a zone down) still schedules every pod, and a rollout's surge pod is never stuck.
+          topologySpreadConstraints: ['topology.kubernetes.io/zone', 'kubernetes.io/hostname'].map(
+            (topologyKey) => ({
               maxSkew: 1,
-              topologyKey: 'kubernetes.io/hostname',
-              whenUnsatisfiable: 'ScheduleAnyway',
+              topologyKey,
+              whenUnsatisfiable: 'ScheduleAnyway' as const,
               labelSelector: { matchLabels: selectorLabels(component) },
-            },
-          ],
+              // Only the pods of the current template: a rollout's old pods, about to go, weigh nothing.
+              matchLabelKeys: ['pod-template-hash'],
+            }),
+          ),
         }
       : {}),
   };

@@ -18,9 +18,12 @@ const CLOSE_SECONDS = 15;
 const API_PRE_STOP_SECONDS = 5;
 
 interface ProcessPort {
-  name: string;
+  name: 'http' | 'metrics';
   setting: 'PORT' | 'METRICS_PORT' | 'WORKER_PORT';
 }
+
+/** Where every process answers Prometheus (its MetricsController), on the port named `metrics`. */
+export const METRICS_PATH = '/metrics';
 
 interface Process {
   /** The entry point in the image (the Dockerfile's build). */
@@ -49,8 +52,9 @@ export const PROCESSES: Record<'api' | 'worker', Process> = {
   },
   worker: {
     entry: 'dist/apps/worker/src/main.js',
-    // Health and metrics on one port; no traffic to drain, so no pause before SIGTERM.
-    ports: [{ name: 'http', setting: 'WORKER_PORT' }],
+    // Health and metrics on one port, named `metrics` like the API's so that one scrape
+    // configuration fits both; no traffic to drain, so no pause before SIGTERM.
+    ports: [{ name: 'metrics', setting: 'WORKER_PORT' }],
     // Active jobs get SHUTDOWN_TIMEOUT_MS, then go back to the queue.
     drain: 'SHUTDOWN_TIMEOUT_MS',
     preStopSeconds: 0,

@@ -1,16 +1,16 @@
 /**
  * The Secret the operator creates before the first deployment (docs/operations.md): where the
  * stores are and how to log in to them, and the keys that sign tokens. The repository holds no
- * value of it; the pods read every key it has as a variable, and KEDA reads the Redis keys.
+ * value of it; the pods read every key it has as a variable.
  */
 import type { AppConfig } from '../../libs/shared/src/config/config.schema.ts';
 
 export const SECRET_NAME = 'video-search-secrets';
 
 /**
- * Redis is given in two parts, because KEDA's Redis scaler takes a `host:port` and a password,
- * not a URL: the pods build REDIS_URL from the same two (`redisUrl` in pods.ts), so the processes
- * and the autoscaler can never be pointed at different servers.
+ * Redis is given in two parts, an address (`host:port`) and a password, from which the pods build
+ * REDIS_URL (`redisUrl` in pods.ts): a Secret of existing deployments keeps working, and a tool
+ * that takes the parts (a Redis exporter, a `redis-cli -a`) reads the same ones.
  */
 export const REDIS_PARTS = { address: 'REDIS_ADDRESS', password: 'REDIS_PASSWORD' } as const;
 
@@ -27,8 +27,10 @@ export const SECRET_KEYS: readonly SecretKey[] = [
   { name: REDIS_PARTS.password, required: true },
   { name: 'ELASTICSEARCH_URL', required: true },
   { name: 'S3_ENDPOINT', required: true },
-  { name: 'S3_ACCESS_KEY_ID', required: true },
-  { name: 'S3_SECRET_ACCESS_KEY', required: true },
+  // Both or neither: without them the AWS SDK's default credential chain (a web identity, as with
+  // EKS' IRSA or Pod Identity; AWS_* variables), as NODE_ENV is production.
+  { name: 'S3_ACCESS_KEY_ID', required: false },
+  { name: 'S3_SECRET_ACCESS_KEY', required: false },
   // Where the media are, beside S3_ENDPOINT, when they differ from the defaults (us-east-1,
   // videos, path-style addressing).
   { name: 'S3_REGION', required: false },

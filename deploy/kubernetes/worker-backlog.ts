@@ -1,18 +1,17 @@
 /**
- * The worker's backlog as its autoscaler reads it from Redis: jobs ready to run that no worker has
- * taken yet, on the queues that fill by thousands. The key names come from the code's queue names
- * and prefix through BullMQ's own naming, so they cannot drift from what the processes write.
+ * The worker's backlog as its autoscaler reads it: the work a worker would start now on the queues
+ * that fill by thousands. KEDA's Redis scaler reads a key's length, and the keys cannot say it:
+ * BullMQ keeps a paused queue's jobs in `wait` (pausing sets a field of the queue's meta hash), and
+ * delayed jobs (purges not yet due, retries in backoff) share one sorted set with those due. So
+ * every process exports the count (`queue_startable_jobs`, libs/shared/src/queue/ready-work.ts:
+ * waiting, prioritized and due jobs, none while the queue is paused) and KEDA reads it from
+ * Prometheus.
  */
-import { QueueKeys } from 'bullmq';
-import { QUEUES, queuePrefix } from '../../libs/shared/src/queue/queues.ts';
+import { QUEUES } from '../../libs/shared/src/queue/queues.ts';
+import { NAMES } from './names.ts';
 
-/**
- * BullMQ keeps a queue's ready jobs under two keys: `wait`, a list of the jobs without a priority,
- * and `prioritized`, a sorted set of those with one (the deletions of an erasure or an emptied
- * trash, BULK_DELETION_PRIORITY). Left out, as no further worker could take them now: `delayed`
- * (purges not yet due, retries in backoff), `active`, and `paused` (a queue an operator paused).
- */
-const READY = ['wait', 'prioritized'] as const;
+/** The metric the workers export, read every METRICS_REFRESH_INTERVAL_MS (stored-metrics.ts). */
+export const BACKLOG_METRIC = 'queue_startable_jobs';
 
 /**
  * Deletions (purges, permanent deletes, and those of erasures and trashes) and index repairs. Left
@@ -21,26 +20,13 @@ const READY = ['wait', 'prioritized'] as const;
  * the webhook queues (a receiver's backlog waits on that receiver, which more workers would only
  * send more at once; their names also depend on WEBHOOK_URLS).
  */
-const BULK_QUEUES = { deletion: QUEUES.deletion, index: QUEUES.index } as const;
+export const BULK_QUEUES: readonly string[] = [QUEUES.deletion, QUEUES.index];
 
-export interface BacklogKey {
-  /** The KEDA trigger's name, which the formula adds up (an identifier: no dashes). */
-  trigger: string;
-  /** The Redis key it reads: a list's length or a sorted set's size, as KEDA's Redis scaler does. */
-  key: string;
+/**
+ * The backlog of the workers of one namespace: each queue's count as the workers export it (every
+ * worker reads the same value, so their `max`), added up over the bulk queues.
+ */
+export function backlogQuery(namespace: string): string {
+  const selector = `${BACKLOG_METRIC}{namespace="${namespace}",job="${NAMES.worker}",queue=~"${BULK_QUEUES.join('|')}"}`;
+  return `sum(max by (queue) (${selector}))`;
 }
-
-/** The keys the triggers read, on one Redis server or on a Redis Cluster (each queue's keys in its own slot). */
-export function backlogKeys(clustered: boolean): BacklogKey[] {
-  return Object.entries(BULK_QUEUES).flatMap(([queue, name]) =>
-    READY.map((ready) => ({
-      trigger: `${queue}_${ready}`,
-      key: new QueueKeys(queuePrefix(name, clustered)).toKey(name, ready),
-    })),
-  );
-}
-
-/** The backlog is the sum of what the triggers read (KEDA's `scalingModifiers.formula`). */
-export const BACKLOG_FORMULA = backlogKeys(false)
-  .map(({ trigger }) => trigger)
-  .join(' + ');

@@ -36,8 +36,9 @@ async function ownStore(clustered: boolean): Promise<OwnStore> {
 
 /**
  * The worker's ScaledObject as committed (deploy/kubernetes/production, and its Redis Cluster
- * variant), read the way KEDA's Redis scalers read it, against a Redis of the test's own (a
- * server, or a cluster of three primaries) and a real worker process.
+ * variant): the queues its query sums, each counted as the workers export it to Prometheus
+ * (`queue_startable_jobs`), against a Redis of the test's own (a server, or a cluster of three
+ * primaries) and a real worker process.
  */
 describe.each([
   ['production', false],
@@ -65,7 +66,7 @@ describe.each([
   }, 60_000);
 
   it('counts exactly the ready jobs as they pile up with no worker, then falls to none as a worker drains them', async () => {
-    const metric = () => scalerMetric(store.client, scaler);
+    const metric = () => scalerMetric(queues, scaler);
     expect(await metric()).toBe(0);
 
     const risen: number[] = [];

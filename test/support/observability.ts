@@ -2,11 +2,15 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml } from 'yaml';
+import type { AlertRule } from '../../deploy/kubernetes/monitoring.ts';
 import { ROOT } from './processes';
 
 type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
 
-/** The operators' files (docs/observability.md): the Grafana dashboard, the alerting rules, their runbooks. */
+/**
+ * The operators' files (docs/observability.md): the Grafana dashboard, the alerting rules, and the
+ * application's runbooks (the platform's are in deploy/runbooks, `runbookTarget`).
+ */
 export const OBSERVABILITY_FILES = {
   dashboard: 'deploy/observability/grafana-dashboard.json',
   alerts: 'deploy/observability/alerts.yaml',
@@ -15,13 +19,7 @@ export const OBSERVABILITY_FILES = {
 
 const read = (path: string) => readFileSync(resolve(ROOT, path), 'utf8');
 
-export interface AlertRule {
-  alert: string;
-  expr: string;
-  for?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
+export type { AlertRule };
 
 /** Every alerting rule of alerts.yaml, in order. */
 export function alertRules(): AlertRule[] {
@@ -64,6 +62,34 @@ export function dashboardPanels(board = dashboard()): DashboardPanel[] {
     .filter((panel) => panel.type !== 'row');
 }
 
+/**
+ * Labels Prometheus gives every scraped series, whatever the process exports: its target's (`job`,
+ * `instance`) and, discovered on Kubernetes by a PodMonitor, its `namespace`.
+ */
+export const TARGET_LABELS = ['instance', 'job', 'namespace'] as const;
+
+/** The application's scrape jobs (the PodMonitors' job names), which the alerting rules select. */
+export const JOBS = ['video-search-api', 'video-search-worker'] as const;
+
+/**
+ * The metrics of other exporters the platform's alerts read (deploy/runbooks/platform.md), with the
+ * labels each carries: Prometheus' own, the Redis exporter's, KEDA's and kube-state-metrics'.
+ */
+export const EXTERNAL_METRICS: Record<string, { source: string; labels: readonly string[] }> = {
+  up: { source: 'Prometheus', labels: TARGET_LABELS },
+  redis_memory_used_bytes: { source: 'redis_exporter', labels: TARGET_LABELS },
+  redis_memory_max_bytes: { source: 'redis_exporter', labels: TARGET_LABELS },
+  keda_scaled_object_errors_total: { source: 'KEDA operator', labels: ['namespace', 'scaledObject'] },
+  kube_horizontalpodautoscaler_status_current_replicas: {
+    source: 'kube-state-metrics',
+    labels: ['namespace', 'horizontalpodautoscaler'],
+  },
+  kube_horizontalpodautoscaler_spec_max_replicas: {
+    source: 'kube-state-metrics',
+    labels: ['namespace', 'horizontalpodautoscaler'],
+  },
+};
+
 /** A PromQL expression of the rules or the dashboard, and where it is, for messages. */
 export interface Query {
   where: string;
@@ -101,10 +127,18 @@ export interface Selector {
   matchers: LabelMatcher[];
 }
 
+/** An aggregation (`sum by (queue) (…)`): its operator and the labels it keeps (`by`) or drops (`without`). */
+export interface Aggregation {
+  op: string;
+  by?: string[];
+  without?: string[];
+}
+
 export interface ParsedQuery {
   /** Where the grammar failed (its error nodes, `⚠`), as offsets and the text from there. */
   errors: string[];
   selectors: Selector[];
+  aggregations: Aggregation[];
   /** Every label the expression names: in matchers, `by`/`without`, `on`/`ignoring`, `group_left`/`group_right`. */
   labels: string[];
 }
@@ -129,6 +163,7 @@ export function parsePromql(expr: string): ParsedQuery {
   const text = (node: SyntaxNode) => source.slice(node.from, node.to);
   const errors: string[] = [];
   const selectors: Selector[] = [];
+  const aggregations: Aggregation[] = [];
   const labels: string[] = [];
   const matcherOf = (node: SyntaxNode): LabelMatcher => {
     const parts = children(node);
@@ -145,6 +180,7 @@ export function parsePromql(expr: string): ParsedQuery {
       if (ref.type.isError)
         errors.push(`at ${ref.from}: ${JSON.stringify(source.slice(ref.from, ref.from + 30))}`);
       if (ref.name === 'LabelName') labels.push(text(ref.node));
+      if (ref.name === 'AggregateExpr') aggregations.push(aggregationOf(ref.node, text));
       if (ref.name !== 'VectorSelector') return;
       const parts = children(ref.node);
       const matchers = parts
@@ -165,7 +201,17 @@ export function parsePromql(expr: string): ParsedQuery {
       });
     },
   });
-  return { errors, selectors, labels };
+  return { errors, selectors, aggregations, labels };
+}
+
+function aggregationOf(node: SyntaxNode, text: (node: SyntaxNode) => string): Aggregation {
+  const parts = children(node);
+  const modifier = parts.find((part) => part.name === 'AggregateModifier');
+  const aggregation: Aggregation = { op: text(parts.find((part) => part.name === 'AggregateOp')!) };
+  if (!modifier) return aggregation;
+  const [kind, grouping] = children(modifier);
+  const names = grouping ? children(grouping).map(text) : [];
+  return { ...aggregation, [kind!.name === 'By' ? 'by' : 'without']: names };
 }
 
 /** Prometheus' metric types, as the text format's `# TYPE` lines name them. */
@@ -217,8 +263,17 @@ export function headingAnchors(markdown: string): Set<string> {
   return anchors;
 }
 
-export function runbooksMarkdown(): string {
-  return read(OBSERVABILITY_FILES.runbooks);
+export function runbooksMarkdown(path: string = OBSERVABILITY_FILES.runbooks): string {
+  return read(path);
+}
+
+/**
+ * A runbook_url's file and anchor: a Markdown file of the application's runbooks or of
+ * deploy/runbooks, and a heading in it; undefined for anything else.
+ */
+export function runbookTarget(url: string): { file: string; anchor: string } | undefined {
+  const match = /^(docs\/observability\.md|deploy\/runbooks\/[a-z0-9-]+\.md)#(.+)$/.exec(url);
+  return match ? { file: match[1]!, anchor: match[2]! } : undefined;
 }
 
 /** The metric families in a Prometheus text exposition, with their types (from the `# TYPE` lines). */

@@ -1,4 +1,7 @@
-import type { Queue } from 'bullmq';
+import { readyJobs } from '@app/shared/queue/ready-work';
+
+/** Jobs of a queue ready to run now (the library's count, which the consumer check reads). */
+export { readyJobs };
 
 /**
  * How long a queue's consumer may take no job while it has a free slot and jobs wait, before it
@@ -32,16 +35,4 @@ export function checkConsumer(
     return { watch: { takenAt: watch.takenAt, suspectSince: now }, stuck: false };
   }
   return { watch, stuck: now - since >= STUCK_AFTER_MS };
-}
-
-/**
- * Jobs of a queue ready to run now: those waiting, and those delayed whose time has come (a
- * consumer that fetches moves them out of `delayed`; a parked one leaves them there). A retry's
- * time is its backoff's end, which only BullMQ's count by time knows (a job's own `timestamp` and
- * `delay` are its creation and its last backoff).
- */
-export async function readyJobs(queue: Queue): Promise<number> {
-  const counts = await queue.getJobCounts('wait', 'prioritized');
-  const due = await queue.getDelayedCount(Date.now());
-  return (counts.wait ?? 0) + (counts.prioritized ?? 0) + due;
 }

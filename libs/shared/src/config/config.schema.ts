@@ -187,16 +187,23 @@ export const configSchema = z
       .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid S3 bucket name')
       .default('videos')
       .describe('the bucket; media live under `videos/{id}/`, the deletion ledger under `deletions/`'),
+    /**
+     * The S3 keys, both or neither. Neither: in production the AWS SDK's default credential chain
+     * (AWS_* variables, a web identity as on EKS, the instance's role), elsewhere the local stores'
+     * development keys (`s3Credentials`, storage.service.ts).
+     */
     S3_ACCESS_KEY_ID: z
       .string()
       .min(1)
-      .default('videos-local')
-      .describe("S3 access key (the default is the local services' development key)"),
+      .optional()
+      .describe(
+        "S3 access key, with `S3_SECRET_ACCESS_KEY` or not at all; unset: the AWS SDK's default credential chain in production (IRSA, workload identity, instance roles), the local services' development key elsewhere",
+      ),
     S3_SECRET_ACCESS_KEY: z
       .string()
       .min(1)
-      .default('videos-local-secret')
-      .describe("S3 secret key (the default is the local services' development key)"),
+      .optional()
+      .describe('S3 secret key, with `S3_ACCESS_KEY_ID` or not at all'),
     S3_FORCE_PATH_STYLE: flag.default(true).describe('path-style addressing (S3Proxy, MinIO)'),
     JWT_SECRET: z
       .string()
@@ -444,6 +451,17 @@ export const configSchema = z
         code: 'custom',
         path: ['OTEL_TRACES_SAMPLER_ARG'],
         message: 'is read only by OTEL_TRACES_SAMPLER=traceidratio or parentbased_traceidratio',
+      });
+    }
+    // A key without its other half is neither a key pair nor the default credential chain.
+    const s3Keys = ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
+    const setKeys = s3Keys.filter((name) => config[name] !== undefined);
+    if (setKeys.length === 1) {
+      const other = s3Keys.find((name) => name !== setKeys[0])!;
+      context.addIssue({
+        code: 'custom',
+        path: [setKeys[0]!],
+        message: `is set without ${other}: set both, or neither for the AWS SDK's default credential chain`,
       });
     }
     if (config.JWT_ALLOW_HS256 === true && !config.JWT_SECRET) {

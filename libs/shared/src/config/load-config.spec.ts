@@ -103,6 +103,9 @@ describe('loadConfig', () => {
     ['ELASTICSEARCH_REPLICAS', 'one'],
     ['S3_BUCKET', 'UPPER_case'],
     ['S3_FORCE_PATH_STYLE', 'yes'],
+    // One key without the other: neither a key pair nor the default credential chain.
+    ['S3_ACCESS_KEY_ID', 'AKIAEXAMPLE'],
+    ['S3_SECRET_ACCESS_KEY', 'example-secret'],
     ['JWT_SECRET', 'short'],
     ['JWT_MAX_LIFETIME', '30d'],
     ['JWT_MAX_LIFETIME', '59'],

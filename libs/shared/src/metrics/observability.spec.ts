@@ -1,4 +1,7 @@
 import {
+  EXTERNAL_METRICS,
+  JOBS,
+  TARGET_LABELS,
   alertRules,
   dashboard,
   dashboardPanels,
@@ -10,6 +13,7 @@ import {
   observabilityQueries,
   parsePromql,
   runbooksMarkdown,
+  runbookTarget,
   type MetricType,
 } from '@test/support/observability';
 import type { PointInTimeLeases } from '@app/api/search/point-in-time-leases';
@@ -22,9 +26,6 @@ import type { TrashOperationRepository } from '../trash/trash-operation.reposito
 import type { VideoRepository } from '../video/video.repository';
 import { MetricsService } from './metrics.service';
 import { StoredMetrics } from './stored-metrics';
-
-/** Labels Prometheus adds to every scraped series (its target's), whatever the process exports. */
-const TARGET_LABELS = ['instance', 'job'];
 
 /**
  * Every metric a process registers, with its type and labels: MetricsService's, StoredMetrics' and
@@ -55,6 +56,9 @@ describe('the dashboard and the alerting rules (deploy/observability)', () => {
   const queries = observabilityQueries();
   const rules = alertRules();
   const registered = registeredMetrics();
+  // Other exporters' metrics (the platform's alerts) are known by the labels they carry.
+  for (const [name, { labels }] of Object.entries(EXTERNAL_METRICS))
+    registered.set(name, { type: 'gauge', labels: [...labels] });
   const types = new Map([...registered].map(([name, { type }]) => [name, type]));
 
   it('has expressions to check: every rule and every panel', () => {
@@ -94,7 +98,11 @@ describe('the dashboard and the alerting rules (deploy/observability)', () => {
   });
 
   describe('every alerting rule', () => {
-    const anchors = headingAnchors(runbooksMarkdown());
+    const anchors = new Map<string, Set<string>>();
+    const anchorsOf = (file: string) => {
+      if (!anchors.has(file)) anchors.set(file, headingAnchors(runbooksMarkdown(file)));
+      return anchors.get(file)!;
+    };
 
     it('has a unique name', () => {
       const names = rules.map((rule) => rule.alert);
@@ -106,14 +114,64 @@ describe('the dashboard and the alerting rules (deploy/observability)', () => {
       expect(['critical', 'warning']).toContain(rule.labels?.severity);
       expect(rule.annotations?.summary).toEqual(expect.stringMatching(/\S/));
       expect(rule.annotations?.description).toEqual(expect.stringMatching(/\S/));
-      const runbook = /^docs\/observability\.md#(.+)$/.exec(rule.annotations?.runbook_url ?? '');
+      const runbook = runbookTarget(rule.annotations?.runbook_url ?? '');
       expect({
         runbook: rule.annotations?.runbook_url,
-        found: runbook !== null && anchors.has(runbook[1]!),
+        found: runbook !== undefined && anchorsOf(runbook.file).has(runbook.anchor),
       }).toEqual({
         runbook: rule.annotations?.runbook_url,
         found: true,
       });
+    });
+  });
+
+  describe('every alerting rule, scoped', () => {
+    it.each(rules)(
+      "$alert selects the application's metrics by its jobs and keeps `namespace` in every aggregation",
+      (rule) => {
+        const { selectors, aggregations } = parsePromql(rule.expr);
+        for (const selector of selectors.filter((s) => !(s.metric! in EXTERNAL_METRICS))) {
+          const job = selector.matchers.find((matcher) => matcher.label === 'job');
+          const jobs = job?.op === '=' ? [job.value] : job?.op === '=~' ? job.value.split('|') : [];
+          expect({
+            metric: selector.metric,
+            jobs: jobs.length > 0 && jobs.every((j) => JOBS.includes(j as never)),
+          }).toEqual({
+            metric: selector.metric,
+            jobs: true,
+          });
+        }
+        // Two deployments in two namespaces, scraped by one Prometheus, must not be added together.
+        for (const aggregation of aggregations) {
+          expect({ aggregation, namespace: aggregation.by?.includes('namespace') === true }).toEqual({
+            aggregation,
+            namespace: true,
+          });
+        }
+      },
+    );
+
+    it('covers the platform: targets, the write path, Redis memory, KEDA and the autoscalers', () => {
+      const names = rules.map((rule) => rule.alert);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'TargetDown',
+          'TargetAbsent',
+          'DeleteErrorRate',
+          'DeleteLatencyHigh',
+          'RedisMemoryNearLimit',
+          'WorkerScalerErrors',
+          'AutoscalerAtMaximum',
+        ]),
+      );
+      const write = rules.filter((rule) => rule.alert.startsWith('Delete'));
+      for (const rule of write) {
+        expect(
+          parsePromql(rule.expr).selectors.every((s) =>
+            s.matchers.some((m) => m.label === 'method' && m.value === 'DELETE'),
+          ),
+        ).toBe(true);
+      }
     });
   });
 
@@ -136,6 +194,27 @@ describe('the dashboard and the alerting rules (deploy/observability)', () => {
             panel: panel.title,
             datasource: DATASOURCE,
           });
+        }
+      }
+    });
+
+    it('asks for the namespace and the jobs in variables, and every query selects by both', () => {
+      const names = board.templating.list.map((variable) => variable.name);
+      expect(names).toEqual(expect.arrayContaining(['namespace', 'job']));
+      for (const panel of panels) {
+        for (const target of panel.targets ?? []) {
+          for (const selector of parsePromql(target.expr).selectors) {
+            expect({
+              panel: panel.title,
+              matchers: selector.matchers.filter((m) => m.label === 'namespace' || m.label === 'job'),
+            }).toEqual({
+              panel: panel.title,
+              matchers: [
+                { label: 'namespace', op: '=~', value: '$namespace' },
+                { label: 'job', op: '=~', value: '$job' },
+              ],
+            });
+          }
         }
       }
     });

@@ -20,6 +20,8 @@ function fakeQueue(name: string, inLine: Partial<Job>[] = []) {
     getJobCounts: () => Promise.resolve({ waiting: inLine.length }),
     getJobs: () => Promise.resolve(inLine.map((job) => ({ opts: {}, ...job }))),
     getFailedCount: () => Promise.resolve(0),
+    getDelayedCount: () => Promise.resolve(0),
+    isPaused: () => Promise.resolve(false),
   };
 }
 
@@ -145,6 +147,7 @@ describe('StoredMetrics', () => {
     const stamps = await series('metrics_refreshed_timestamp_seconds');
     for (const metric of [
       'queue_jobs',
+      'queue_startable_jobs',
       'queue_oldest_waiting_seconds',
       'purge_lag_seconds',
       'purges_due',

@@ -13,6 +13,7 @@ import { OutboxRepository } from '../events/outbox.repository';
 import { JobQueues } from '../queue/job-queues.service';
 import { JOB_QUEUES } from '../queue/jobs';
 import { nextInLineReadySince } from '../queue/queue-age';
+import { startableJobs } from '../queue/ready-work';
 import { TrashOperationRepository } from '../trash/trash-operation.repository';
 import type { UnfinishedOperations } from '../video/bulk-operation.repository';
 import { VideoRepository } from '../video/video.repository';
@@ -93,6 +94,12 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
       labelNames: ['queue', 'state'] as const,
       registers,
     });
+    const startable = new Gauge({
+      name: 'queue_startable_jobs',
+      help: 'Jobs a worker would start now in each queue (waiting, prioritized, delayed ones due); 0 while the queue is paused. The worker autoscaler reads it',
+      labelNames: ['queue'] as const,
+      registers,
+    });
     const queueAge = ageGauge({
       name: 'queue_oldest_waiting_seconds',
       help: 'How long the job next in line in each queue (waiting or prioritized) has been ready to run (0 when none waits)',
@@ -151,6 +158,12 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
             const counts = await queue.getJobCounts(...JOB_STATES);
             for (const state of JOB_STATES) queueJobs.set({ queue: queue.name, state }, counts[state] ?? 0);
           }
+        },
+      },
+      {
+        metrics: ['queue_startable_jobs'],
+        async read() {
+          for (const queue of queues.all()) startable.set({ queue: queue.name }, await startableJobs(queue));
         },
       },
       {

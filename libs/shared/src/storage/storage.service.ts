@@ -18,6 +18,22 @@ export function mediaPrefix(videoId: string): string {
   return `videos/${videoId}/`;
 }
 
+/** The keys of the local stores (scripts/services, docker-compose.yml): never a deployment's. */
+const DEVELOPMENT_KEYS = { accessKeyId: 'videos-local', secretAccessKey: 'videos-local-secret' };
+
+/**
+ * The configured keys; without any, in production undefined, for the AWS SDK's default credential
+ * chain (AWS_* variables, a web identity token as on EKS, the instance's or the task's role), and
+ * elsewhere the local stores' development keys. The schema refuses one key without the other.
+ */
+export function s3Credentials(
+  config: Pick<AppConfig, 'NODE_ENV' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY'>,
+): { accessKeyId: string; secretAccessKey: string } | undefined {
+  if (config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY)
+    return { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY };
+  return config.NODE_ENV === 'production' ? undefined : DEVELOPMENT_KEYS;
+}
+
 @Injectable()
 export class StorageService implements OnApplicationShutdown {
   readonly bucket: string;
@@ -29,7 +45,7 @@ export class StorageService implements OnApplicationShutdown {
       endpoint: config.S3_ENDPOINT,
       region: config.S3_REGION,
       forcePathStyle: config.S3_FORCE_PATH_STYLE,
-      credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
+      credentials: s3Credentials(config),
       maxAttempts: 3,
       // Checksums only where S3 requires one (DeleteObjects): S3-compatible stores do not all check
       // the SDK's newer default checksums, and computing them costs CPU on every request.
