@@ -113,7 +113,7 @@ export async function createHttpApp(
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
   app.useLogger(app.get(Logger));
   // Before the hooks below, so their answers carry them too.
-  await useAnswerHeaders(fastify);
+  useAnswerHeaders(fastify);
   refuseBodies(fastify);
   fastify.all(UNREADABLE_PATH, async (request, reply) => {
     const error = unreadable.get(request.raw);

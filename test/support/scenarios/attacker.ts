@@ -86,9 +86,17 @@ interface Attacker {
  * is measured, then told when to attack and when to pause.
  */
 async function startAttacker(plan: AttackerPlan): Promise<Attacker> {
+  // At the lowest CPU priority: an attacker's own work is done on its machine, not the system's;
+  // here it shares the cores, and may only have what the system leaves idle.
   const child = spawn(
-    process.execPath,
-    ['--disable-warning=MODULE_TYPELESS_PACKAGE_JSON', join(__dirname, 'attacker-process.ts')],
+    'nice',
+    [
+      '-n',
+      '19',
+      process.execPath,
+      '--disable-warning=MODULE_TYPELESS_PACKAGE_JSON',
+      join(__dirname, 'attacker-process.ts'),
+    ],
     { env: { ...process.env, ATTACKER_PLAN: JSON.stringify(plan) }, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const lines: string[] = [];
@@ -289,7 +297,7 @@ export async function attackerBesideUsers(options: AttackerOptions): Promise<Sce
         `${options.rounds} rounds of two phases of ${options.phaseMs / 1000} s each: ordinary callers (200 readers, ${authors} authors) searching at ` +
         `${options.searchesPerSecond}/s and soft-deleting their own videos at ${options.deletesPerSecond}/s, alone, then beside the attacker (its process started and loaded before the first)`,
       faults:
-        `one attacker (one token, one address, default rate limit), ${options.attackerRate}/s of each: worst-case queries (U+FDFA ×256 and others, limit 100, highlights, facets), ` +
+        `one attacker (one token, one address, default rate limit; its process at the lowest CPU priority, standing for another machine), ${options.attackerRate}/s of each: worst-case queries (U+FDFA ×256 and others, limit 100, highlights, facets), ` +
         `dashboard password guesses, cursor walks opened and abandoned; and ${options.stalledBodies} unauthenticated sockets announcing 1 MiB bodies, each announced again ${STALL_AGAIN_MS / 1000} s after its refusal`,
       expected:
         `every ordinary request answered 200${options.maxP99Ratio === undefined ? '' : `, ordinary p99 at most ${options.maxP99Ratio}× that of the first phase`}; ` +
