@@ -7,7 +7,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { ProblemException } from '@app/shared/http/problem';
 import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
 import type { Actor } from '@app/shared/video/video-lifecycle';
-import { callerId } from '../search/point-in-time-leases';
+import { callerId } from './caller-id';
 import { RequestCost } from './request-cost';
 
 /** The one quota policy, by the name the `RateLimit` field refers to it. */

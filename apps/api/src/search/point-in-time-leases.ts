@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { RedisClient } from '@app/shared/redis/redis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProblemException } from '@app/shared/http/problem';
@@ -94,11 +93,6 @@ type Scripted = RedisClient & {
   registerWalk(...args: (string | number)[]): Promise<number>;
   releaseWalk(...args: (string | number)[]): Promise<number>;
 };
-
-/** A caller's key in Redis: the subject's hash, so an identity of any length or bytes makes a short key. */
-export function callerId(sub: string): string {
-  return createHash('sha256').update(sub).digest('base64url').slice(0, 22);
-}
 
 /**
  * The points in time that cursor walks hold, counted in Redis (docs/contract.md §7): one per walk,

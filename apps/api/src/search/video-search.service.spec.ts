@@ -6,7 +6,7 @@ import type { CursorWalks } from './cursor-walks';
 import type { Ranking } from './engine/search-answers';
 import type { SearchCriteria } from './engine/search-criteria';
 import type { SearchEngine } from './engine/search-engine';
-import { callerId } from './point-in-time-leases';
+import { callerId } from '../auth/caller-id';
 import type { CursorPosition } from './search-cursor';
 import type { SearchQuery } from './search-query.schema';
 import { VideoSearchService } from './video-search.service';

@@ -6,7 +6,7 @@ import { CursorWalks } from './cursor-walks';
 import type { Ranking } from './engine/search-answers';
 import type { SearchCriteria } from './engine/search-criteria';
 import { CURSOR_TTL_MS, SearchEngine } from './engine/search-engine';
-import { callerId } from './point-in-time-leases';
+import { callerId } from '../auth/caller-id';
 import { fingerprint, newWalk, SearchCursors } from './search-cursor';
 import { ActiveVideos } from './active-videos';
 import { Highlighter, type Highlights } from './search-highlighter';
