@@ -13,7 +13,13 @@ import {
   integerWire,
   pagingFields,
 } from '../common/query-params';
-import { FACET_SIZE, SEARCH_FACETS, SEARCH_SORTS, type SearchFacet } from './engine/search-criteria';
+import {
+  FACET_SIZE,
+  SEARCH_FACETS,
+  SEARCH_SORTS,
+  type SearchCriteria,
+  type SearchFacet,
+} from './engine/search-criteria';
 import { FRAGMENT_LENGTH, MAX_FRAGMENTS } from './search-highlighter';
 
 const dateBound = (name: 'dateFrom' | 'dateTo') =>
@@ -139,6 +145,30 @@ export const searchQuerySchema = z
   });
 
 export type SearchQuery = z.output<typeof searchQuerySchema>;
+
+/** The parameters that page or present a search rather than select what it finds. */
+type NotCriteria = 'page' | 'limit' | 'cursor' | 'highlight';
+
+/**
+ * The criteria each other parameter gives the engine. Typed over every parameter of the schema: one
+ * added there is a compile error here until it is mapped (or named in `NotCriteria`), so a new
+ * filter cannot be dropped on its way to the engine.
+ */
+const CRITERIA: {
+  [K in Exclude<keyof SearchQuery, NotCriteria>]-?: (query: SearchQuery) => Partial<SearchCriteria>;
+} = {
+  q: ({ q }) => ({ q }),
+  authorId: ({ authorId }) => ({ authorId }),
+  dateFrom: ({ dateFrom }) => ({ from: dateFrom }),
+  dateTo: ({ dateTo }) => ({ to: dateTo }),
+  sort: ({ sort }) => ({ sort }),
+  facets: ({ facets }) => (facets ? { facets } : {}),
+};
+
+/** What a search asks the engine for. */
+export function criteriaOf(query: SearchQuery): SearchCriteria {
+  return Object.assign({}, ...Object.values(CRITERIA).map((part) => part(query))) as SearchCriteria;
+}
 
 /** The fields a search's cost depends on, read by the same rules as the search itself. */
 const costFields = z.object({ limit: pagingFields.limit, highlight: highlightFlag, facets: facetList });

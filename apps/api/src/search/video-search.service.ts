@@ -1,10 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import type { SearchQuery, SuggestQuery } from './search-query.schema';
+import { criteriaOf, type SearchQuery, type SuggestQuery } from './search-query.schema';
 import { CursorWalks } from './cursor-walks';
 import type { Ranking } from './engine/search-answers';
-import type { SearchCriteria } from './engine/search-criteria';
 import { CURSOR_TTL_MS, SearchEngine } from './engine/search-engine';
 import { callerId } from '../auth/caller-id';
 import { fingerprint, newWalk, SearchCursors } from './search-cursor';
@@ -34,14 +33,7 @@ export class VideoSearchService {
    * (docs/contract.md §7, §7.1). `sub` is the caller's: its cursors are its own.
    */
   async search(query: SearchQuery, sub: string): Promise<Buffer> {
-    const criteria: SearchCriteria = {
-      q: query.q,
-      authorId: query.authorId,
-      from: query.dateFrom,
-      to: query.dateTo,
-      sort: query.sort,
-      ...(query.facets ? { facets: query.facets } : {}),
-    };
+    const criteria = criteriaOf(query);
     const search = fingerprint(criteria);
     const caller = callerId(sub);
     // A bad cursor is the caller's error, found before the index is asked anything.
