@@ -36,7 +36,8 @@ export interface Overlay {
     fallbackReplicas: number;
     resources: Resources;
   };
-  migrate: { resources: Resources };
+  /** The one-off CLI Jobs: the install before each rollout, a reindex when a release asks for one. */
+  jobs: { resources: Resources };
   /** Redis over TLS: `rediss://` for the processes. */
   redisTls: boolean;
   /**
@@ -159,7 +160,8 @@ export const PRODUCTION: Overlay = {
       limits: { cpu: '1', memory: `${cappedHeapLimitMiB}Mi` },
     },
   },
-  migrate: {
+  jobs: {
+    // A reindex peaks where a worker's reindex does: the worker's heap rule and limit.
     resources: {
       requests: { cpu: '100m', memory: '256Mi' },
       limits: { cpu: '1', memory: `${cappedHeapLimitMiB}Mi` },
