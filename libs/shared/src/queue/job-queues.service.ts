@@ -134,6 +134,25 @@ export class JobQueues implements OnApplicationShutdown {
     return [...this.receivers.values()];
   }
 
+  /**
+   * Caps each receiver's deliveries in flight at `concurrency` across every worker process: BullMQ's
+   * global concurrency, kept in the queue's meta hash, which a worker checks before it takes a job.
+   * A killed worker's jobs count until their locks lapse and the stalled check hands them back.
+   */
+  async limitReceivers(concurrency: number): Promise<void> {
+    for (const receiver of this.receiverQueues()) {
+      await this.queue(receiver.name).setGlobalConcurrency(concurrency);
+    }
+  }
+
+  /**
+   * Whether the receiver's queue runs as many deliveries as its cap allows, in all workers together:
+   * a consumer with a free slot of its own then rightly takes nothing.
+   */
+  async receiverAtLimit(name: QueueName, concurrency: number): Promise<boolean> {
+    return (await this.queue(name).getActiveCount()) >= concurrency;
+  }
+
   /** Where a delivery to this receiver runs: its own queue, or the shared one if it is no longer configured. */
   deliveryQueue(endpointKey: string): Queue {
     return this.queue(this.receivers.get(endpointKey)?.name ?? JOB_QUEUES['deliver-webhook']);
