@@ -145,7 +145,7 @@ export const PRODUCTION: Overlay = {
     // Never none: the worker also runs the sweeps and schedules that re-enqueue what Redis lost.
     minReplicas: 1,
     // MySQL sets it: each process holds up to 10 connections, and both ceilings, one surge pod
-    // of each rollout and the migration Job must fit under max_connections (the spec checks it).
+    // of each rollout and the install Job must fit under max_connections (the spec checks it).
     // At 7 workers, 56 jobs at once (WORKER_CONCURRENCY on the deletion and index queues) write
     // to Elasticsearch, far under its write queue (docs/operations.md, "Scaling").
     maxReplicas: 7,
