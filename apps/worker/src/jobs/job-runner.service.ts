@@ -78,8 +78,12 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     await this.scheduleSweeps();
     // Redis may lose keys while this worker runs (a flush, a failover before the replica had
     // everything): a schedule that is missing, or overdue with no run left, is re-created, and so
-    // runs at once, within one check interval. A consumer a failover left parked is replaced.
+    // runs at once, within one check interval. A consumer a failover left parked is replaced, and
+    // a receiver's lost cap is set again.
     this.scheduleCheck = setInterval(() => {
+      this.restoreReceiverLimits().catch((error: unknown) =>
+        this.logger.warn({ err: String(error) }, 'receiver limit check failed'),
+      );
       this.scheduleSweeps({ repair: true }).catch((error: unknown) =>
         this.logger.warn({ err: String(error) }, 'schedule check failed'),
       );
@@ -88,6 +92,14 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       );
     }, this.config.SCHEDULE_CHECK_INTERVAL_MS);
     this.scheduleCheck.unref();
+  }
+
+  private async restoreReceiverLimits(): Promise<void> {
+    const restored = await this.queues.limitReceivers(this.config.WEBHOOK_CONCURRENCY, { ifMissing: true });
+    for (const queue of restored) {
+      this.logger.warn({ queue }, 'receiver concurrency missing from Redis: set again');
+      this.metrics.workerRepairs.inc({ repair: 'receiver_limit_missing' });
+    }
   }
 
   /** Starts the queue's consumer in this process (BullMQ's `Worker`), in place of any before it. */

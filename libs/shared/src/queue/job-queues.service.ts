@@ -138,11 +138,18 @@ export class JobQueues implements OnApplicationShutdown {
    * Caps each receiver's deliveries in flight at `concurrency` across every worker process: BullMQ's
    * global concurrency, kept in the queue's meta hash, which a worker checks before it takes a job.
    * A killed worker's jobs count until their locks lapse and the stalled check hands them back.
+   * With `ifMissing`, only a queue whose cap Redis lost (a flush, a failover) is given it again, so
+   * that the last worker started keeps setting it. Returns the queues given it.
    */
-  async limitReceivers(concurrency: number): Promise<void> {
-    for (const receiver of this.receiverQueues()) {
-      await this.queue(receiver.name).setGlobalConcurrency(concurrency);
+  async limitReceivers(concurrency: number, { ifMissing = false } = {}): Promise<string[]> {
+    const limited: string[] = [];
+    for (const { name } of this.receiverQueues()) {
+      const queue = this.queue(name);
+      if (ifMissing && (await queue.getGlobalConcurrency()) !== null) continue;
+      await queue.setGlobalConcurrency(concurrency);
+      limited.push(name);
     }
+    return limited;
   }
 
   /**
