@@ -9,7 +9,7 @@ import { assertAuthConfigured, loadConfig } from '@app/shared/config/load-config
 import { redisUrls } from '@app/shared/redis/redis';
 import { s3Credentials } from '@app/shared/storage/storage.service';
 import { OVERLAYS } from './overlays.ts';
-import { readOverlay } from './rendered.ts';
+import { readOnDemand, readOverlay } from './rendered.ts';
 import { REDIS_PARTS, SECRET_KEYS, SECRET_NAME, type SecretKey } from './secrets.ts';
 
 const ROOT = resolve(__dirname, '../..');
@@ -67,13 +67,19 @@ function environment(
 describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s configuration', (name) => {
   const objects = readOverlay(ROOT, { name });
   const configMap = objects.filter(ConfigMap.is)[0]!.data!;
-  const containers = [...objects.filter(Deployment.is), ...objects.filter(Job.is)].flatMap(
+  const jobs = [...objects, ...readOnDemand(ROOT, { name }).values()].filter(Job.is);
+  const containers = [...objects.filter(Deployment.is), ...jobs].flatMap(
     (owner) => owner.spec!.template.spec!.containers,
   );
   const api = containers.find((container) => container.name === 'api')!;
 
   it('starts every process: the schema accepts what the ConfigMap and the Secret give, and the API can authenticate', () => {
-    expect(containers.map((container) => container.name).sort()).toEqual(['api', 'migrate', 'worker']);
+    expect(containers.map((container) => container.name).sort()).toEqual([
+      'api',
+      'install',
+      'reindex',
+      'worker',
+    ]);
     for (const container of containers) {
       expect(() => loadConfig(environment(container, configMap, requiredSecret))).not.toThrow();
     }
@@ -94,10 +100,11 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
     for (const container of containers) {
       const env = environment(container, configMap, requiredSecret);
       const missing = developmentDefaults.filter((setting) => env[setting] === undefined);
-      // The migration reads MySQL only and listens on nothing: the other settings need not reach it.
+      // The CLI Jobs listen on nothing: no address for probes and scrapes.
+      const listens = container.name === 'api' || container.name === 'worker';
       expect({ container: container.name, missing }).toEqual({
         container: container.name,
-        missing: container.name === 'migrate' ? ['INTERNAL_HOST', 'REDIS_URL'] : [],
+        missing: listens ? [] : ['INTERNAL_HOST'],
       });
       expect(env.NODE_ENV).toBe('production');
     }
@@ -118,7 +125,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
   });
 
   it("reaches S3 with the Secret's keys when it has them, else with the AWS SDK's default credential chain", () => {
-    for (const container of containers.filter((c) => c.name !== 'migrate')) {
+    for (const container of containers) {
       const withKeys = loadConfig(environment(container, configMap, { ...requiredSecret, ...S3_KEYS }));
       expect(s3Credentials(withKeys)).toEqual({
         accessKeyId: S3_KEYS.S3_ACCESS_KEY_ID,
@@ -130,7 +137,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
   });
 
   it("listens for probes and scrapes on the pod's address, the public port on every interface", () => {
-    for (const container of containers.filter((c) => c.name !== 'migrate')) {
+    for (const container of containers.filter((c) => c.name === 'api' || c.name === 'worker')) {
       const config = loadConfig(environment(container, configMap, requiredSecret));
       expect([container.name, config.INTERNAL_HOST]).toEqual([container.name, POD_FIELDS['status.podIP']]);
     }

@@ -23,7 +23,7 @@ import { QUEUE_DASHBOARD_PATH } from './network.ts';
 import { OVERLAYS } from './overlays.ts';
 import { DEFAULT_RUNBOOK_BASE_URL, UNPINNED_DIGEST } from './release.ts';
 import { ALERTS_FILE } from './render.ts';
-import { readOverlay, type RenderedObject } from './rendered.ts';
+import { readOnDemand, readOverlay, type RenderedObject } from './rendered.ts';
 import { SECRET_NAME } from './secrets.ts';
 
 const ROOT = resolve(__dirname, '../..');
@@ -82,7 +82,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       expect(() => new Deployment(broken).validate()).toThrow(/containerPort must be integer/);
     });
 
-    it('hold one API and one worker Deployment, the migration Job and one ConfigMap', () => {
+    it('hold one API and one worker Deployment, the install Job and one ConfigMap', () => {
       expect(deployments.map((d) => d.metadata!.name).sort()).toEqual([
         'video-search-api',
         'video-search-worker',
@@ -286,6 +286,8 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       for (const deployment of deployments) {
         const labels = deployment.spec!.template.metadata!.labels;
         expect(budgets.filter((b) => matches(b.spec!.selector!.matchLabels!, labels))).toHaveLength(1);
+        // A pod that is not ready never holds up a node drain (an outage would stall every drain).
+        for (const budget of budgets) expect(budget.spec!.unhealthyPodEvictionPolicy).toBe('AlwaysAllow');
         expect(deployment.spec!.replicas).toBeUndefined();
         expect(deployment.spec!.strategy!.rollingUpdate!.maxUnavailable).toBe(0);
       }
@@ -306,17 +308,38 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
     });
 
-    it('run the migrations before a rollout, under Argo CD and Helm alike, from the Secret alone', () => {
+    it('install before a rollout, under Argo CD and Helm alike, from the Secret and settings of its own', () => {
       const job = jobs[0]!;
+      expect(job.metadata!.name).toBe('video-search-install');
       expect(job.metadata!.annotations).toMatchObject({
         'argocd.argoproj.io/hook': 'PreSync',
         'helm.sh/hook': 'pre-install,pre-upgrade',
       });
       const container = job.spec!.template.spec!.containers[0]!;
-      expect(container.command).toEqual(['node', 'dist/apps/worker/src/cli.js', 'migrate']);
-      // A pre-install hook runs before the release's ConfigMap exists.
+      // Migrations, the bucket and the search alias: what the first pods need to serve.
+      expect(container.command).toEqual(['node', 'dist/apps/worker/src/cli.js', 'setup']);
+      // A pre-install hook runs before the release's ConfigMap exists: it carries the settings itself.
       expect(container.envFrom).toEqual([{ secretRef: { name: SECRET_NAME } }]);
+      const env = Object.fromEntries((container.env ?? []).map(({ name, value }) => [name, value]));
+      expect(env).toMatchObject(settings);
       expect(job.spec!.template.spec!.restartPolicy).toBe('Never');
+    });
+
+    it('render a reindex Job the kustomization leaves to operators', () => {
+      const onDemand = readOnDemand(ROOT, { name });
+      expect([...onDemand.keys()]).toEqual(['reindex-job.yaml']);
+      const job = onDemand.get('reindex-job.yaml')!;
+      expect(Job.is(job)).toBe(true);
+      if (!Job.is(job)) return;
+      expect(() => new Job(job).validate()).not.toThrow();
+      expect(job.metadata!.annotations).toBeUndefined();
+      expect(job.spec!.ttlSecondsAfterFinished).toBeGreaterThan(0);
+      const container = job.spec!.template.spec!.containers[0]!;
+      expect(container.command).toEqual(['node', 'dist/apps/worker/src/cli.js', 'reindex', '--no-progress']);
+      expect(container.envFrom).toEqual([
+        { configMapRef: { name: configMaps[0]!.metadata!.name } },
+        { secretRef: { name: SECRET_NAME } },
+      ]);
     });
 
     it('run every container as non-root, read-only, without privilege escalation', () => {

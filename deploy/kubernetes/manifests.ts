@@ -15,7 +15,7 @@ import { podMonitor, prometheusRule, type RuleGroup } from './monitoring.ts';
 import { APP, CONFIG_NAME, labels, meta, NAMES, selectorLabels } from './names.ts';
 import { networkPolicy, publicIngress, queueDashboardIngress } from './network.ts';
 import type { Overlay } from './overlays.ts';
-import { migrateContainer, podSpec, processContainer } from './pods.ts';
+import { cliJobContainer, podSpec, processContainer } from './pods.ts';
 import { PROCESSES, terminationGracePeriodSeconds } from './processes.ts';
 import type { Release } from './release.ts';
 
@@ -33,6 +33,8 @@ export interface Manifest {
   /** The file it is written to in the overlay's directory. */
   file: string;
   object: { validate(): void; toJSON(): unknown };
+  /** Applied by an operator on demand, never by the overlay's kustomization. */
+  onDemand?: true;
 }
 
 export function configMap(overlay: Overlay, version: string): ConfigMap {
@@ -96,42 +98,76 @@ export function service(
   });
 }
 
-/** One pod at a time may be evicted (a node drain): never all, and a single replica never blocks it. */
+/**
+ * One pod at a time may be evicted (a node drain): never all, and a single replica never blocks it.
+ * A pod that is not ready (a store down, a crash loop) may always be evicted: it serves nothing, and
+ * counting it against the budget would stall every drain for as long as the outage lasts.
+ */
 export function podDisruptionBudget(version: string, component: 'api' | 'worker'): PodDisruptionBudget {
   return new PodDisruptionBudget({
     metadata: meta(NAMES[component], component, version),
-    spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(component) } },
+    spec: {
+      maxUnavailable: 1,
+      selector: { matchLabels: selectorLabels(component) },
+      unhealthyPodEvictionPolicy: 'AlwaysAllow',
+    },
+  });
+}
+
+/** A Job that runs one CLI command to its end: a failed run is tried twice more (a store restarting). */
+function cliJob(
+  overlay: Overlay,
+  { version, release }: RenderInput,
+  component: 'install' | 'reindex',
+  extra: { annotations?: Record<string, string>; ttlSecondsAfterFinished?: number },
+): Job {
+  return new Job({
+    metadata: {
+      ...meta(NAMES[component], component, version),
+      ...(extra.annotations ? { annotations: extra.annotations } : {}),
+    },
+    spec: {
+      backoffLimit: 2,
+      // Migrations and a reindex of a large catalogue take minutes (UPGRADING.md): this bounds a stuck one.
+      activeDeadlineSeconds: 3600,
+      ...(extra.ttlSecondsAfterFinished === undefined
+        ? {}
+        : { ttlSecondsAfterFinished: extra.ttlSecondsAfterFinished }),
+      template: {
+        metadata: { labels: labels(component, version) },
+        spec: podSpec(overlay, component, [cliJobContainer(overlay, release, component)], {
+          restartPolicy: 'Never',
+        }),
+      },
+    },
   });
 }
 
 /**
- * The migrations, run once before each rollout: Argo CD runs a PreSync hook before it applies
- * anything else, Helm a pre-install/pre-upgrade hook, and either deletes the previous run's Job
- * first (a Job's pod template cannot be changed in place). Migrations are idempotent, so a Job
- * run again by a plain `kubectl apply` does nothing harmful.
+ * The install, run before the first rollout and before each one after it (`cli setup`): the
+ * migrations, the bucket and the search alias, so that the first pods find everything they serve
+ * from. Argo CD runs a PreSync hook before it applies anything else, Helm a pre-install/pre-upgrade
+ * hook, and either deletes the previous run's Job first (a Job's pod template cannot be changed in
+ * place). Every step is idempotent, so a Job run again by a plain `kubectl apply` does nothing harmful.
  */
-export function migrationJob(overlay: Overlay, { version, release }: RenderInput): Job {
-  return new Job({
-    metadata: {
-      ...meta(NAMES.migrate, 'migrate', version),
-      annotations: {
-        'argocd.argoproj.io/hook': 'PreSync',
-        'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation',
-        'helm.sh/hook': 'pre-install,pre-upgrade',
-        'helm.sh/hook-delete-policy': 'before-hook-creation',
-      },
-    },
-    spec: {
-      // A failed run is tried twice more (a database restarting), then the rollout stops.
-      backoffLimit: 2,
-      // The slowest migration so far rebuilds two tables: 16 s at a million videos (UPGRADING.md).
-      activeDeadlineSeconds: 3600,
-      template: {
-        metadata: { labels: labels('migrate', version) },
-        spec: podSpec(overlay, 'migrate', [migrateContainer(overlay, release)], { restartPolicy: 'Never' }),
-      },
+export function installJob(overlay: Overlay, input: RenderInput): Job {
+  return cliJob(overlay, input, 'install', {
+    annotations: {
+      'argocd.argoproj.io/hook': 'PreSync',
+      'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation',
+      'helm.sh/hook': 'pre-install,pre-upgrade',
+      'helm.sh/hook-delete-policy': 'before-hook-creation',
     },
   });
+}
+
+/**
+ * A reindex (`cli reindex`), for a release whose notes ask for one: rendered beside the overlay
+ * but not listed in its kustomization, so that only an operator applies it. Removed a day after it
+ * ends, so that the next release's can be applied under the same name.
+ */
+export function reindexJob(overlay: Overlay, input: RenderInput): Job {
+  return cliJob(overlay, input, 'reindex', { ttlSecondsAfterFinished: 86_400 });
 }
 
 /** Every object of the overlay, each with its file. */
@@ -140,7 +176,7 @@ export function manifests(overlay: Overlay, input: RenderInput): Manifest[] {
   const dashboardIngress = queueDashboardIngress(overlay, version);
   return [
     { file: 'configmap.yaml', object: configMap(overlay, version) },
-    { file: 'migrate-job.yaml', object: migrationJob(overlay, input) },
+    { file: 'install-job.yaml', object: installJob(overlay, input) },
     { file: 'api-deployment.yaml', object: deployment(overlay, input, 'api') },
     {
       file: 'api-service.yaml',
@@ -180,5 +216,6 @@ export function manifests(overlay: Overlay, input: RenderInput): Manifest[] {
     { file: 'worker-podmonitor.yaml', object: podMonitor(overlay, 'worker', version) },
     { file: 'worker-scaledobject.yaml', object: scaledObject(overlay, version) },
     { file: 'prometheusrule.yaml', object: prometheusRule(overlay, input.alerts, input.release, version) },
+    { file: 'reindex-job.yaml', object: reindexJob(overlay, input), onDemand: true },
   ];
 }

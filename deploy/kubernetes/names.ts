@@ -8,10 +8,11 @@ export const NAMES = {
   apiMetrics: `${APP}-api-metrics`,
   dashboard: `${APP}-queue-dashboard`,
   worker: `${APP}-worker`,
-  migrate: `${APP}-migrate`,
+  install: `${APP}-install`,
+  reindex: `${APP}-reindex`,
 } as const;
 
-export type Component = 'api' | 'worker' | 'migrate';
+export type Component = 'api' | 'worker' | 'install' | 'reindex';
 
 /** The labels that select a component's pods; the version is added to objects, never to selectors. */
 export function selectorLabels(component: Component): Record<string, string> {

@@ -36,7 +36,8 @@ export interface Overlay {
     fallbackReplicas: number;
     resources: Resources;
   };
-  migrate: { resources: Resources };
+  /** The one-off CLI Jobs: the install before each rollout, a reindex when a release asks for one. */
+  jobs: { resources: Resources };
   /** Redis over TLS: `rediss://` for the processes. */
   redisTls: boolean;
   /**
@@ -144,7 +145,7 @@ export const PRODUCTION: Overlay = {
     // Never none: the worker also runs the sweeps and schedules that re-enqueue what Redis lost.
     minReplicas: 1,
     // MySQL sets it: each process holds up to 10 connections, and both ceilings, one surge pod
-    // of each rollout and the migration Job must fit under max_connections (the spec checks it).
+    // of each rollout and the install Job must fit under max_connections (the spec checks it).
     // At 7 workers, 56 jobs at once (WORKER_CONCURRENCY on the deletion and index queues) write
     // to Elasticsearch, far under its write queue (docs/operations.md, "Scaling").
     maxReplicas: 7,
@@ -159,7 +160,8 @@ export const PRODUCTION: Overlay = {
       limits: { cpu: '1', memory: `${cappedHeapLimitMiB}Mi` },
     },
   },
-  migrate: {
+  jobs: {
+    // A reindex peaks where a worker's reindex does: the worker's heap rule and limit.
     resources: {
       requests: { cpu: '100m', memory: '256Mi' },
       limits: { cpu: '1', memory: `${cappedHeapLimitMiB}Mi` },

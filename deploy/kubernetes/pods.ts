@@ -8,7 +8,7 @@ import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
 import { CONFIG_NAME, selectorLabels, type Component } from './names.ts';
 import type { Overlay, Resources } from './overlays.ts';
-import { MIGRATE_COMMAND, PROCESSES } from './processes.ts';
+import { INSTALL_COMMAND, PROCESSES, REINDEX_COMMAND } from './processes.ts';
 import { imageOf, type Release } from './release.ts';
 import { REDIS_PARTS, SECRET_NAME } from './secrets.ts';
 
@@ -94,16 +94,27 @@ export function processContainer(
 }
 
 /**
- * The migration's container: the Secret alone, since a pre-install hook runs before the chart's
- * other objects (the ConfigMap among them) exist, and `migrate` needs only DATABASE_URL.
+ * A one-off CLI Job's container (`jobs.ts`). The install runs as a pre-install hook, before the
+ * release's other objects (the ConfigMap among them) exist: it carries the ConfigMap's settings
+ * itself, rendered from the same overlay, with the Secret. A reindex is applied to a running
+ * release and reads both as the processes do.
  */
-export function migrateContainer(overlay: Overlay, release: Release): IContainer {
+export function cliJobContainer(
+  overlay: Overlay,
+  release: Release,
+  component: 'install' | 'reindex',
+): IContainer {
+  const redis = { name: 'REDIS_URL', value: redisUrl(overlay) };
   return {
-    ...image(overlay, release, 'migrate'),
-    command: MIGRATE_COMMAND,
-    envFrom: [secretEnv],
-    env: [{ name: 'NODE_ENV', value: overlay.settings.NODE_ENV }],
-    ...hardened(overlay.migrate.resources),
+    ...image(overlay, release, component),
+    command: component === 'install' ? INSTALL_COMMAND : REINDEX_COMMAND,
+    ...(component === 'install'
+      ? {
+          envFrom: [secretEnv],
+          env: [...Object.entries(overlay.settings).map(([name, value]) => ({ name, value })), redis],
+        }
+      : { envFrom: [configEnv, secretEnv], env: [redis] }),
+    ...hardened(overlay.jobs.resources),
   };
 }
 
@@ -130,7 +141,7 @@ export function podSpec(
     containers,
     volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }],
     ...(overlay.priorityClassName ? { priorityClassName: overlay.priorityClassName } : {}),
-    ...(overlay.spreadOverNodes && component !== 'migrate'
+    ...(overlay.spreadOverNodes && (component === 'api' || component === 'worker')
       ? {
           // Zones first, then nodes within them. A preference, not a rule: a cluster with one zone
           // (or a zone down) still schedules every pod, and a rollout's surge pod is never stuck.

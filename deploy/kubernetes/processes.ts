@@ -61,7 +61,16 @@ export const PROCESSES: Record<'api' | 'worker', Process> = {
   },
 };
 
-export const MIGRATE_COMMAND = ['node', 'dist/apps/worker/src/cli.js', 'migrate'];
+const CLI = ['node', 'dist/apps/worker/src/cli.js'];
+
+/**
+ * What a first install, and every upgrade, runs before the processes serve: the migrations, the
+ * bucket and the search alias (`cli setup`, idempotent: a second run changes nothing).
+ */
+export const INSTALL_COMMAND = [...CLI, 'setup'];
+
+/** A rebuild of the search index into a new index, the alias swapped at its end (`cli reindex`). */
+export const REINDEX_COMMAND = [...CLI, 'reindex', '--no-progress'];
 
 /** Longer than the pause before SIGTERM, the drain and the closing together. */
 export function terminationGracePeriodSeconds(shape: Process, settings: Settings): number {

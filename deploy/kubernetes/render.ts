@@ -1,6 +1,7 @@
 /**
  * The manifests as YAML files, one directory per overlay (`deploy/kubernetes/<overlay>/`) with a
- * kustomization.yaml listing them, which `kubectl apply -k`, kustomize and Argo CD read as they are.
+ * kustomization.yaml listing them, which `kubectl apply -k`, kustomize and Argo CD read as they are
+ * (a Job applied on demand, the reindex, is written beside them but not listed).
  * The files are committed and never edited: render.spec.ts fails when they differ from a render.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,7 +53,7 @@ export async function renderOverlay(
   documents.set(KUSTOMIZATION, {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
-    resources: objects.map(({ file }) => file),
+    resources: objects.filter(({ onDemand }) => !onDemand).map(({ file }) => file),
   });
   const options = {
     // As `prettier --check` resolves it: .prettierrc.json and .editorconfig.

@@ -31,9 +31,23 @@ export interface RenderedObject {
   kind: string;
 }
 
+function listed(dir: string): string[] {
+  return (parse(readFileSync(join(dir, KUSTOMIZATION), 'utf8')) as { resources: string[] }).resources;
+}
+
 /** The objects of an overlay's directory, in the order its kustomization.yaml lists them. */
 export function readOverlay(root: string, overlay: { name: string }): RenderedObject[] {
   const dir = overlayDir(root, overlay);
-  const { resources } = parse(readFileSync(join(dir, KUSTOMIZATION), 'utf8')) as { resources: string[] };
-  return resources.map((file) => parse(readFileSync(join(dir, file), 'utf8')) as RenderedObject);
+  return listed(dir).map((file) => parse(readFileSync(join(dir, file), 'utf8')) as RenderedObject);
+}
+
+/** The objects of an overlay's directory its kustomization leaves out: those applied on demand, by file. */
+export function readOnDemand(root: string, overlay: { name: string }): Map<string, RenderedObject> {
+  const dir = overlayDir(root, overlay);
+  const kept = new Set([KUSTOMIZATION, ...listed(dir)]);
+  return new Map(
+    [...committedFiles(root, overlay)]
+      .filter(([file]) => !kept.has(file))
+      .map(([file, text]) => [file, parse(text) as RenderedObject]),
+  );
 }

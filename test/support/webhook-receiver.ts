@@ -37,6 +37,8 @@ export interface WebhookReceiver {
   received: ReceivedEvent[];
   /** Requests to the address a redirect points to: a client that follows redirects would land here. */
   redirectsFollowed: number;
+  /** The most requests it held open at once, from arrival to the answer's end. */
+  peakInFlight: number;
   setMode(mode: ReceiverMode): Promise<void>;
   /** Distinct event ids received with a valid signature. */
   validIds(): Set<string>;
@@ -52,10 +54,12 @@ export async function startWebhookReceiver(secret = TEST_WEBHOOK_SECRET): Promis
   const verifier = new Webhook(secret);
   let mode: ReceiverMode = { kind: 'up' };
   let port = 0;
+  let inFlight = 0;
   const receiver: WebhookReceiver = {
     url: '',
     received: [],
     redirectsFollowed: 0,
+    peakInFlight: 0,
     async setMode(next) {
       const wasDown = mode.kind === 'down';
       mode = next;
@@ -115,6 +119,9 @@ export async function startWebhookReceiver(secret = TEST_WEBHOOK_SECRET): Promis
   };
 
   const server = createServer((request, response) => {
+    inFlight += 1;
+    receiver.peakInFlight = Math.max(receiver.peakInFlight, inFlight);
+    response.once('close', () => (inFlight -= 1));
     handle(request, response).catch(() => response.destroy());
   });
   await listen(server, 0);

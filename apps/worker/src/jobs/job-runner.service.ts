@@ -29,8 +29,9 @@ import { checkConsumer, readyJobs, type ConsumerWatch } from './stuck-worker';
 /**
  * Runs a BullMQ worker per queue and dispatches each job to its one handler. The periodic sweeps
  * (`SWEEPS`) are job schedulers: upserting the same scheduler id from every worker keeps exactly one schedule.
- * Each queue has slots of its own: erasures ERASURE_CONCURRENCY, each webhook receiver's queue
- * WEBHOOK_CONCURRENCY, every other queue WORKER_CONCURRENCY.
+ * Each queue has slots of its own: erasures ERASURE_CONCURRENCY, every other queue WORKER_CONCURRENCY
+ * per process; each webhook receiver's queue WEBHOOK_CONCURRENCY across all processes together, so
+ * that adding workers never adds load on a receiver.
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
@@ -71,12 +72,18 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       ...new Set([...Object.values(JOB_QUEUES), ...Object.values(SWEEPS).map((sweep) => sweep.queue)]),
       ...this.queues.receiverQueues().map((receiver) => receiver.name),
     ];
+    // Before any consumer starts: the first deliveries already respect the cap.
+    await this.queues.limitReceivers(this.config.WEBHOOK_CONCURRENCY);
     for (const queueName of queueNames) this.startConsumer(queueName);
     await this.scheduleSweeps();
     // Redis may lose keys while this worker runs (a flush, a failover before the replica had
     // everything): a schedule that is missing, or overdue with no run left, is re-created, and so
-    // runs at once, within one check interval. A consumer a failover left parked is replaced.
+    // runs at once, within one check interval. A consumer a failover left parked is replaced, and
+    // a receiver's lost cap is set again.
     this.scheduleCheck = setInterval(() => {
+      this.restoreReceiverLimits().catch((error: unknown) =>
+        this.logger.warn({ err: String(error) }, 'receiver limit check failed'),
+      );
       this.scheduleSweeps({ repair: true }).catch((error: unknown) =>
         this.logger.warn({ err: String(error) }, 'schedule check failed'),
       );
@@ -85,6 +92,14 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       );
     }, this.config.SCHEDULE_CHECK_INTERVAL_MS);
     this.scheduleCheck.unref();
+  }
+
+  private async restoreReceiverLimits(): Promise<void> {
+    const restored = await this.queues.limitReceivers(this.config.WEBHOOK_CONCURRENCY, { ifMissing: true });
+    for (const queue of restored) {
+      this.logger.warn({ queue }, 'receiver concurrency missing from Redis: set again');
+      this.metrics.workerRepairs.inc({ repair: 'receiver_limit_missing' });
+    }
   }
 
   /** Starts the queue's consumer in this process (BullMQ's `Worker`), in place of any before it. */
@@ -119,7 +134,11 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private async replaceStuckConsumers(): Promise<void> {
     for (const [queueName, consumer] of this.consumers) {
       const running = [...this.active.keys()].filter((job) => job.queueName === queueName).length;
-      const waiting = await readyJobs(this.queues.queue(queueName));
+      // A receiver's queue whose shared slots other workers hold has no slot for this one.
+      const atLimit =
+        this.isReceiverQueue(queueName) &&
+        (await this.queues.receiverAtLimit(queueName, this.config.WEBHOOK_CONCURRENCY));
+      const waiting = atLimit ? 0 : await readyJobs(this.queues.queue(queueName));
       const { watch, stuck } = checkConsumer(consumer.watch, { waiting, running, now: Date.now() });
       consumer.watch = watch;
       if (!stuck || this.closing || this.consumers.get(queueName) !== consumer) continue;
@@ -137,9 +156,12 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private concurrency(queueName: QueueName): number {
     if (queueName === QUEUES.trash) return this.config.TRASH_CONCURRENCY;
     if (queueName === QUEUES.erasure) return this.config.ERASURE_CONCURRENCY;
-    if (this.queues.receiverQueues().some((receiver) => receiver.name === queueName))
-      return this.config.WEBHOOK_CONCURRENCY;
+    if (this.isReceiverQueue(queueName)) return this.config.WEBHOOK_CONCURRENCY;
     return this.config.WORKER_CONCURRENCY;
+  }
+
+  private isReceiverQueue(queueName: QueueName): boolean {
+    return this.queues.receiverQueues().some((receiver) => receiver.name === queueName);
   }
 
   /**

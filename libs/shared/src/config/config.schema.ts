@@ -345,12 +345,15 @@ export const configSchema = z
       .optional()
       .describe('`whsec_` + base64 of 24–64 random bytes; required with `WEBHOOK_URLS`'),
     /**
-     * Delivery attempts each worker process makes at once to one receiver, on that receiver's own
-     * queue: a receiver that never answers holds these slots, never another receiver's.
+     * Delivery attempts in flight to one receiver, all worker processes together, on that receiver's
+     * own queue: a receiver that never answers holds these slots, never another receiver's, and
+     * more workers never mean more load on a receiver. Each worker writes it to the queue at start.
      */
     WEBHOOK_CONCURRENCY: int(1, 256)
       .default(4)
-      .describe("attempts a worker makes at once to each receiver, on the receiver's own queue"),
+      .describe(
+        "attempts in flight to each receiver across all workers together, on the receiver's own queue; the last worker started sets it",
+      ),
     /** The longest one delivery attempt may take, connection to last byte read. */
     WEBHOOK_TIMEOUT_MS: int(100, 60_000).default(5_000).describe('the longest one delivery attempt may take'),
     /** The wait after a delivery's first failure; it doubles with each further failure, up to the maximum. */

@@ -37,7 +37,7 @@ export class MetricsService {
 
   readonly workerRepairs = new Counter({
     name: 'worker_repairs_total',
-    help: "What this worker's self-check repaired after a Redis fault: consumer_replaced, schedule_missing, schedule_overdue",
+    help: "What this worker's self-check repaired after a Redis fault: consumer_replaced, schedule_missing, schedule_overdue, receiver_limit_missing",
     labelNames: ['repair'] as const,
     registers: [this.registry],
   });

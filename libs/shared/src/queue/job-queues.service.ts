@@ -134,6 +134,32 @@ export class JobQueues implements OnApplicationShutdown {
     return [...this.receivers.values()];
   }
 
+  /**
+   * Caps each receiver's deliveries in flight at `concurrency` across every worker process: BullMQ's
+   * global concurrency, kept in the queue's meta hash, which a worker checks before it takes a job.
+   * A killed worker's jobs count until their locks lapse and the stalled check hands them back.
+   * With `ifMissing`, only a queue whose cap Redis lost (a flush, a failover) is given it again, so
+   * that the last worker started keeps setting it. Returns the queues given it.
+   */
+  async limitReceivers(concurrency: number, { ifMissing = false } = {}): Promise<string[]> {
+    const limited: string[] = [];
+    for (const { name } of this.receiverQueues()) {
+      const queue = this.queue(name);
+      if (ifMissing && (await queue.getGlobalConcurrency()) !== null) continue;
+      await queue.setGlobalConcurrency(concurrency);
+      limited.push(name);
+    }
+    return limited;
+  }
+
+  /**
+   * Whether the receiver's queue runs as many deliveries as its cap allows, in all workers together:
+   * a consumer with a free slot of its own then rightly takes nothing.
+   */
+  async receiverAtLimit(name: QueueName, concurrency: number): Promise<boolean> {
+    return (await this.queue(name).getActiveCount()) >= concurrency;
+  }
+
   /** Where a delivery to this receiver runs: its own queue, or the shared one if it is no longer configured. */
   deliveryQueue(endpointKey: string): Queue {
     return this.queue(this.receivers.get(endpointKey)?.name ?? JOB_QUEUES['deliver-webhook']);
