@@ -108,13 +108,14 @@ export function processContainer(
     ],
     // Start-up (the heap rule's restart, Nest's modules) gets a minute before liveness counts.
     startupProbe: httpProbe('/health/live', probePort, { periodSeconds: 2, failureThreshold: 30 }),
-    // Only the process: a store that is down makes the pod unready, never restarts it.
+    // Only the process: a store that is down restarts nothing.
     livenessProbe: httpProbe('/health/live', probePort, {
       periodSeconds: 10,
       timeoutSeconds: 3,
       failureThreshold: 3,
     }),
-    // MySQL, Redis, Elasticsearch (and its index's version) and S3, each within 3 s, at once.
+    // Able to serve: a store that is down is reported (`degraded`) and keeps the pod ready; only
+    // starting, draining or an index older than the release's definition answer 503.
     readinessProbe: httpProbe('/health/ready', probePort, {
       periodSeconds: 5,
       timeoutSeconds: 5,

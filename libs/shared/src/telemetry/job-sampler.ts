@@ -30,7 +30,7 @@ export class LinkedSenderSampler implements Sampler {
   ): SamplingResult {
     const [sender] = links;
     if (spanKind === SpanKind.CONSUMER && sender && trace.getSpanContext(context) === undefined) {
-      const sampled = (sender.context.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
+      const sampled = (sender.context.traceFlags & TraceFlags.SAMPLED) !== 0;
       return { decision: sampled ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
     }
     return this.parentBased.shouldSample(context, traceId, spanName, spanKind, attributes, links);
