@@ -4,11 +4,13 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import type { IContainer } from 'kubernetes-models/v1/Container';
-import { configSchema } from '@app/shared/config/config.schema';
+import { configSchema, tracingOn } from '@app/shared/config/config.schema';
 import { assertAuthConfigured, loadConfig } from '@app/shared/config/load-config';
 import { redisUrls } from '@app/shared/redis/redis';
 import { s3Credentials } from '@app/shared/storage/storage.service';
+import { NAMES } from './names.ts';
 import { OVERLAYS } from './overlays.ts';
+import { POD_ATTRIBUTES } from './pods.ts';
 import { readOnDemand, readOverlay } from './rendered.ts';
 import { REDIS_PARTS, SECRET_KEYS, SECRET_NAME, type SecretKey } from './secrets.ts';
 
@@ -38,7 +40,12 @@ const developmentDefaults = Object.entries(loadConfig({}))
   .map(([name]) => name);
 
 /** The pod's fields the kubelet gives through the downward API, as a pod of the cluster has them. */
-const POD_FIELDS: Record<string, string> = { 'status.podIP': '10.244.1.7' };
+const POD_FIELDS: Record<string, string> = {
+  'status.podIP': '10.244.1.7',
+  'metadata.namespace': 'videos',
+  'metadata.name': 'video-search-api-7c9d8f6b5-x2x4q',
+  'spec.nodeName': 'node-eu-west-1a-3',
+};
 
 /** The environment the kubelet gives a container: its sources in order, then `env` with `$(VAR)` expanded. */
 function environment(
@@ -111,7 +118,11 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
   });
 
   it('names only variables the processes read, and the Secret only those it is documented to hold', () => {
-    const known = new Set<string>([...Object.keys(configSchema.shape), ...Object.values(REDIS_PARTS)]);
+    const known = new Set<string>([
+      ...Object.keys(configSchema.shape),
+      ...Object.values(REDIS_PARTS),
+      ...POD_ATTRIBUTES.map((pod) => pod.variable),
+    ]);
     const named = [
       ...Object.keys(configMap),
       ...SECRET_KEYS.map((key) => key.name),
@@ -140,6 +151,29 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name] as const))('the %s config
     for (const container of containers.filter((c) => c.name === 'api' || c.name === 'worker')) {
       const config = loadConfig(environment(container, configMap, requiredSecret));
       expect([container.name, config.INTERNAL_HOST]).toEqual([container.name, POD_FIELDS['status.podIP']]);
+    }
+  });
+
+  it("files each process's spans under its Deployment's name with the pod's namespace, name and node, tracing off until the operator names a collector", () => {
+    for (const container of containers.filter((c) => c.name === 'api' || c.name === 'worker')) {
+      const env = environment(container, configMap, requiredSecret);
+      const config = loadConfig(env);
+      expect(tracingOn(config)).toBe(false);
+      expect(config.OTEL_SERVICE_NAME).toBe(NAMES[container.name as 'api' | 'worker']);
+      // As the SDK's resource detector reads it: comma-separated key=value pairs.
+      const attributes = Object.fromEntries(
+        config.OTEL_RESOURCE_ATTRIBUTES!.split(',').map((pair) => pair.split('=') as [string, string]),
+      );
+      expect(attributes).toEqual({
+        'k8s.namespace.name': POD_FIELDS['metadata.namespace'],
+        'k8s.pod.name': POD_FIELDS['metadata.name'],
+        'k8s.node.name': POD_FIELDS['spec.nodeName'],
+      });
+      const traced = loadConfig({
+        ...env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.monitoring:4318',
+      });
+      expect(tracingOn(traced)).toBe(true);
     }
   });
 

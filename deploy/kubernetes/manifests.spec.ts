@@ -308,6 +308,27 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
     });
 
+    it("name each process's service and the pod's Kubernetes attributes for its spans, and leave the collector's endpoint empty for the operator", () => {
+      expect(settings).toHaveProperty('OTEL_EXPORTER_OTLP_ENDPOINT', '');
+      for (const deployment of deployments) {
+        const env = containersOf(deployment)[0]!.env ?? [];
+        const value = (variable: string) => env.find((entry) => entry.name === variable);
+        expect(value('OTEL_SERVICE_NAME')?.value).toBe(deployment.metadata!.name);
+        expect(
+          ['K8S_NAMESPACE_NAME', 'K8S_POD_NAME', 'K8S_NODE_NAME'].map(
+            (variable) => value(variable)?.valueFrom?.fieldRef?.fieldPath,
+          ),
+        ).toEqual(['metadata.namespace', 'metadata.name', 'spec.nodeName']);
+        expect(value('OTEL_RESOURCE_ATTRIBUTES')?.value).toBe(
+          'k8s.namespace.name=$(K8S_NAMESPACE_NAME),k8s.pod.name=$(K8S_POD_NAME),k8s.node.name=$(K8S_NODE_NAME)',
+        );
+        // The kubelet expands $(VAR) only from variables defined before the one that names them.
+        const names = env.map((entry) => entry.name);
+        for (const variable of ['K8S_NAMESPACE_NAME', 'K8S_POD_NAME', 'K8S_NODE_NAME'])
+          expect(names.indexOf(variable)).toBeLessThan(names.indexOf('OTEL_RESOURCE_ATTRIBUTES'));
+      }
+    });
+
     it('install before a rollout, under Argo CD and Helm alike, from the Secret and settings of its own', () => {
       const job = jobs[0]!;
       expect(job.metadata!.name).toBe('video-search-install');

@@ -119,6 +119,9 @@ const SETTINGS: Settings = {
   WORKER_CONCURRENCY: '4',
   // Every worker applies it to the live index at start: one value for all (docs/scaling.md).
   ELASTICSEARCH_REPLICAS: '1',
+  // Tracing is the operator's to turn on with their collector's URL (docs/tracing.md): empty counts
+  // as unset, so the processes load no tracing until then.
+  OTEL_EXPORTER_OTLP_ENDPOINT: '',
 };
 
 export const PRODUCTION: Overlay = {

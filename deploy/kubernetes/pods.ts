@@ -4,9 +4,10 @@
  */
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IEnvFromSource } from 'kubernetes-models/v1/EnvFromSource';
+import type { IEnvVar } from 'kubernetes-models/v1/EnvVar';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import type { IProbe } from 'kubernetes-models/v1/Probe';
-import { CONFIG_NAME, selectorLabels, type Component } from './names.ts';
+import { CONFIG_NAME, NAMES, selectorLabels, type Component } from './names.ts';
 import type { Overlay, Resources } from './overlays.ts';
 import { INSTALL_COMMAND, PROCESSES, REINDEX_COMMAND } from './processes.ts';
 import { imageOf, type Release } from './release.ts';
@@ -19,6 +20,36 @@ import { REDIS_PARTS, SECRET_NAME } from './secrets.ts';
 export function redisUrl(overlay: Overlay): string {
   const scheme = overlay.redisTls ? 'rediss' : 'redis';
   return `${scheme}://:$(${REDIS_PARTS.password})@$(${REDIS_PARTS.address})`;
+}
+
+/**
+ * The pod's Kubernetes resource attributes (OpenTelemetry's `k8s.*` conventions), each from a
+ * field of the pod through the downward API, in a variable of its own that
+ * OTEL_RESOURCE_ATTRIBUTES then names: the kubelet expands `$(VAR)` only from variables.
+ */
+export const POD_ATTRIBUTES = [
+  { attribute: 'k8s.namespace.name', variable: 'K8S_NAMESPACE_NAME', fieldPath: 'metadata.namespace' },
+  { attribute: 'k8s.pod.name', variable: 'K8S_POD_NAME', fieldPath: 'metadata.name' },
+  { attribute: 'k8s.node.name', variable: 'K8S_NODE_NAME', fieldPath: 'spec.nodeName' },
+] as const;
+
+/**
+ * What a process's spans are filed under: the service, named as its Deployment and the job its
+ * metrics are scraped as, and the pod that made them. The collector's endpoint is the operator's
+ * (the ConfigMap's OTEL_EXPORTER_OTLP_ENDPOINT): until it is set the process loads no tracing.
+ */
+function telemetryEnv(component: 'api' | 'worker'): IEnvVar[] {
+  return [
+    ...POD_ATTRIBUTES.map(({ variable, fieldPath }) => ({
+      name: variable,
+      valueFrom: { fieldRef: { fieldPath } },
+    })),
+    { name: 'OTEL_SERVICE_NAME', value: NAMES[component] },
+    {
+      name: 'OTEL_RESOURCE_ATTRIBUTES',
+      value: POD_ATTRIBUTES.map(({ attribute, variable }) => `${attribute}=$(${variable})`).join(','),
+    },
+  ];
 }
 
 const secretEnv: IEnvFromSource = { secretRef: { name: SECRET_NAME } };
@@ -73,16 +104,18 @@ export function processContainer(
       // The metrics and worker ports listen on the pod's own address, where the kubelet's probes
       // and the scrapes arrive; loopback would refuse both, and every interface is not needed.
       { name: 'INTERNAL_HOST', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+      ...telemetryEnv(component),
     ],
     // Start-up (the heap rule's restart, Nest's modules) gets a minute before liveness counts.
     startupProbe: httpProbe('/health/live', probePort, { periodSeconds: 2, failureThreshold: 30 }),
-    // Only the process: a store that is down makes the pod unready, never restarts it.
+    // Only the process: a store that is down restarts nothing.
     livenessProbe: httpProbe('/health/live', probePort, {
       periodSeconds: 10,
       timeoutSeconds: 3,
       failureThreshold: 3,
     }),
-    // MySQL, Redis, Elasticsearch (and its index's version) and S3, each within 3 s, at once.
+    // Able to serve: a store that is down is reported (`degraded`) and keeps the pod ready; only
+    // starting, draining or an index older than the release's definition answer 503.
     readinessProbe: httpProbe('/health/ready', probePort, {
       periodSeconds: 5,
       timeoutSeconds: 5,

@@ -202,8 +202,26 @@ describe('tracing (docs/tracing.md)', () => {
       return { trace, root: root! };
     };
 
+    /** The worker's span for the deletion job of `id`, once received. */
+    const purgeSpan = (id: string, complete: (purge: ReceivedSpan) => boolean = () => true) =>
+      waitFor(
+        `the purge span of ${id}`,
+        () =>
+          Promise.resolve(
+            receiver
+              .spans()
+              .find(
+                (span) =>
+                  span.name === 'process video-deletion' &&
+                  span.attributes['messaging.message.id'] === deletionJobId(id) &&
+                  complete(span),
+              ),
+          ),
+        { timeoutMs: SPANS_WITHIN_MS },
+      );
+
     it(
-      "a soft delete: MySQL, Redis and Elasticsearch under the request's server span; the scheduled purge keeps the trace's context",
+      "a soft delete: MySQL, Redis and Elasticsearch under the request's server span; the purge, when it runs, starts a trace of its own linked to the request's",
       async () => {
         const [id] = await seedVideos(context, 1, { title: () => 'Traced platypus' });
         const { status, requestId } = await request(system, 'DELETE', `/api/videos/${id}`);
@@ -227,6 +245,24 @@ describe('tracing (docs/tracing.md)', () => {
         expect((job!.data as JobTrace).traceContext?.traceparent).toBe(
           `00-${root.traceId}-${send.spanId}-01`,
         );
+
+        // A permanent delete brings the purge forward: the job keeps the soft delete's context, and
+        // its span is the root of another trace than either request's, with a link to the soft
+        // delete's `send` span.
+        const permanent = await request(system, 'DELETE', `/api/videos/${id}?permanent=true`);
+        expect(permanent.status).toBe(200);
+        await purged(id!);
+        const purge = await purgeSpan(id!);
+        expect(purge).toMatchObject({ service: 'video-worker', kind: SPAN_KIND.consumer });
+        expect(purge.parentSpanId).toBeUndefined();
+        expect(purge.traceId).not.toBe(root.traceId);
+        expect(purge.links).toEqual([{ traceId: root.traceId, spanId: send.spanId }]);
+        const promoted = await logLine(
+          api,
+          'request completed',
+          (line) => line.reqId === permanent.requestId,
+        );
+        expect(purge.traceId).not.toBe(promoted.trace_id);
       },
       TEST_WITHIN_MS,
     );
@@ -246,39 +282,36 @@ describe('tracing (docs/tracing.md)', () => {
     );
 
     it(
-      "a permanent delete: the worker's purge is in the request's trace, through the queue, with its S3, Elasticsearch and MySQL calls under it",
+      "a permanent delete: the worker's purge starts a trace of its own, linked to the request's `send` span, with its S3, Elasticsearch and MySQL calls under it",
       async () => {
         const [id] = await seedVideos(context, 1, { title: () => 'Traced numbat', objectsPerVideo: 3 });
         const { status, requestId } = await request(system, 'DELETE', `/api/videos/${id}?permanent=true`);
         expect(status).toBe(200);
         await purged(id!);
 
-        const isPurge = (span: ReceivedSpan) =>
-          span.name === 'process video-deletion' &&
-          span.attributes['messaging.message.id'] === deletionJobId(id!);
-        const { trace, root } = await traceOfRequest(requestId, (view) => {
-          const purge = view.spans.find(isPurge);
-          return (
-            purge !== undefined &&
-            ['aws S3', 'elasticsearch', 'mysql'].every((store) => view.storesUnder(purge).has(store))
-          );
-        });
-        const send = trace.spans.find((span) => span.name === 'send video-deletion')!;
-        const purge = trace.spans.find(isPurge)!;
+        const { trace: requestTrace, root } = await traceOfRequest(requestId, (view) =>
+          view.spans.some((span) => span.name === 'send video-deletion'),
+        );
+        const send = requestTrace.spans.find((span) => span.name === 'send video-deletion')!;
         expect(send).toMatchObject({ service: 'video-api', kind: SPAN_KIND.producer });
-        expect(purge).toMatchObject({
-          service: 'video-worker',
-          kind: SPAN_KIND.consumer,
-          parentSpanId: send.spanId,
-        });
-        expect(trace.descendsFrom(purge, root)).toBe(true);
-        // Every span of the purge's own work is the worker's.
-        const underPurge = trace.spans.filter((span) => trace.descendsFrom(span, purge));
-        expect(new Set(underPurge.map((span) => span.service))).toEqual(new Set(['video-worker']));
+        expect(requestTrace.spans.some((span) => span.name === 'process video-deletion')).toBe(false);
 
-        // The worker's log line for the job carries the same trace, and a span of it under the purge.
+        const purge = await purgeSpan(id!, (span) => {
+          const view = traceView(receiver.spans(), span.traceId);
+          return ['aws S3', 'elasticsearch', 'mysql'].every((store) => view.storesUnder(span).has(store));
+        });
+        expect(purge).toMatchObject({ service: 'video-worker', kind: SPAN_KIND.consumer });
+        expect(purge.parentSpanId).toBeUndefined();
+        expect(purge.traceId).not.toBe(root.traceId);
+        expect(purge.links).toEqual([{ traceId: root.traceId, spanId: send.spanId }]);
+        // Every span of the purge's own trace is the worker's, under the purge.
+        const trace = traceView(receiver.spans(), purge.traceId);
+        expect(trace.roots).toEqual([purge]);
+        expect(new Set(trace.spans.map((span) => span.service))).toEqual(new Set(['video-worker']));
+
+        // The worker's log line for the job carries the purge's trace, and a span of it under the purge.
         const done = await logLine(worker, 'deletion job done', (line) => line.videoId === id);
-        expect(done.trace_id).toBe(root.traceId);
+        expect(done.trace_id).toBe(purge.traceId);
         const logged = trace.spans.find((span) => span.spanId === done.span_id)!;
         expect(logged === purge || trace.descendsFrom(logged, purge)).toBe(true);
       },

@@ -12,6 +12,8 @@ export interface ReceivedSpan {
   /** OTLP's SpanKind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
   kind: number;
   attributes: Record<string, string | number | boolean>;
+  /** The span contexts it links to (a job's span, to the span that queued it). */
+  links: { traceId: string; spanId: string }[];
 }
 
 export const SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
@@ -44,6 +46,7 @@ interface OtlpSpan {
   name: string;
   kind: number;
   attributes?: KeyValue[];
+  links?: { traceId: string; spanId: string }[];
 }
 interface ExportTraceServiceRequest {
   resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
@@ -75,6 +78,10 @@ export function decodeOtlpJson(body: string): ReceivedSpan[] {
           name: span.name,
           kind: span.kind,
           attributes: attributes(span.attributes),
+          links: (span.links ?? []).map((link) => ({
+            traceId: hex(link.traceId)!,
+            spanId: hex(link.spanId)!,
+          })),
         };
       }),
     );

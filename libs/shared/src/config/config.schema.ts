@@ -90,12 +90,13 @@ const webhookSecret = z.string().refine(
   { message: 'must be whsec_ followed by the base64 of 24 to 64 random bytes' },
 );
 
-/** `key=value` pairs separated by commas, as OpenTelemetry reads OTEL_EXPORTER_OTLP_HEADERS. */
-const otlpHeaders = z
-  .string()
-  .refine((value) => commaItems(value).every((pair) => /^[^=\s]+=\S/.test(pair)), {
-    // The value is never repeated: it usually holds a collector's API key.
-    message: 'must be key=value pairs separated by commas, like api-key=…,tenant=…',
+/**
+ * `key=value` pairs separated by commas, as OpenTelemetry reads OTEL_EXPORTER_OTLP_HEADERS and
+ * OTEL_RESOURCE_ATTRIBUTES. The value is never repeated: headers usually hold a collector's API key.
+ */
+const keyValuePairs = (example: string) =>
+  z.string().refine((value) => commaItems(value).every((pair) => /^[^=\s]+=\S/.test(pair)), {
+    message: `must be key=value pairs separated by commas, like ${example}`,
   });
 
 /** The samplers OpenTelemetry's SDK for Node builds from OTEL_TRACES_SAMPLER. */
@@ -395,7 +396,7 @@ export const configSchema = z
       .enum(['http/protobuf', 'http/json'], { message: 'must be http/protobuf or http/json' })
       .default('http/protobuf')
       .describe('how spans are encoded for the collector'),
-    OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders
+    OTEL_EXPORTER_OTLP_HEADERS: keyValuePairs('api-key=…,tenant=…')
       .optional()
       .describe("`key=value,…` sent with each export (a tracing backend's API key)"),
     /** By default `video-api` or `video-worker`, after the process. */
@@ -404,6 +405,10 @@ export const configSchema = z
       .min(1)
       .optional()
       .describe('the service the spans are filed under; `video-api` or `video-worker` when unset'),
+    /** Read by the SDK's resource detector; the Kubernetes manifests give the pod's own. */
+    OTEL_RESOURCE_ATTRIBUTES: keyValuePairs('deployment.environment.name=prod,k8s.pod.name=…')
+      .optional()
+      .describe("`key=value,…` attributes of every span's resource (the pod's namespace, name and node)"),
     OTEL_TRACES_SAMPLER: z
       .enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` })
       .default('parentbased_always_on')

@@ -1,12 +1,14 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { samplerFor } from '../telemetry/job-sampler';
 import { processTraced, sendTraced, type JobTrace, type TracedJob } from './job-trace';
 
 describe("a job's trace context", () => {
   const exporter = new InMemorySpanExporter();
   // The SDK as the processes start it (W3C propagation, parent-based sampling), spans kept in memory.
   const sdk = new NodeSDK({
+    sampler: samplerFor({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
     spanProcessors: [new SimpleSpanProcessor({ exporter })],
     metricReaders: [],
     logRecordProcessors: [],
@@ -37,7 +39,7 @@ describe("a job's trace context", () => {
     expect(exporter.getFinishedSpans()).toEqual([]);
   });
 
-  it("the worker's span for a job is the child of the span that queued it, however much later it runs", async () => {
+  it("the worker's span for a job starts a trace of its own, linked to the span that queued it", async () => {
     const data = await tracer.startActiveSpan('DELETE /api/videos/:id', async (request) => {
       const stored = await sendTraced(true, deletion, (traceContext) =>
         Promise.resolve({ videoId: 'v1', traceContext } satisfies JobTrace & { videoId: string }),
@@ -59,9 +61,15 @@ describe("a job's trace context", () => {
     const processing = named('process video-deletion');
     const query = named('DELETE FROM videos');
     const traceId = request.spanContext().traceId;
-    for (const span of [send, processing, query]) expect(span.spanContext().traceId).toBe(traceId);
+    expect(send.spanContext().traceId).toBe(traceId);
     expect(parentOf(send)).toBe(request.spanContext().spanId);
-    expect(parentOf(processing)).toBe(send.spanContext().spanId);
+    // The job's span is a root, in another trace, and links to its sender; its work is under it.
+    expect(processing.spanContext().traceId).not.toBe(traceId);
+    expect(parentOf(processing)).toBeUndefined();
+    expect(processing.links.map((link) => link.context)).toEqual([
+      expect.objectContaining({ traceId, spanId: send.spanContext().spanId }),
+    ]);
+    expect(query.spanContext().traceId).toBe(processing.spanContext().traceId);
     expect(parentOf(query)).toBe(processing.spanContext().spanId);
     expect(send.kind).toBe(SpanKind.PRODUCER);
     expect(processing.kind).toBe(SpanKind.CONSUMER);
@@ -81,10 +89,13 @@ describe("a job's trace context", () => {
       await processTraced(true, job({ videoId: 'v1' }), () => Promise.resolve());
       unrelated.end();
     });
-    expect(parentOf(named('process video-deletion'))).toBeUndefined();
+    const processing = named('process video-deletion');
+    expect(parentOf(processing)).toBeUndefined();
+    expect(processing.links).toEqual([]);
+    expect(processing.spanContext().traceId).not.toBe(named('an unrelated request').spanContext().traceId);
   });
 
-  it("keeps the sampling decision of the request: an unsampled request's purge is not sampled either", async () => {
+  it("keeps the sampling decision of the request through the link: an unsampled request's purge is not sampled either", async () => {
     let ran = false;
     const unsampled = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00' };
     await processTraced(true, job({ videoId: 'v1', traceContext: unsampled }), () => {

@@ -7,12 +7,13 @@ import {
   trace,
   type Attributes,
   type Span,
+  type SpanContext,
 } from '@opentelemetry/api';
 
 /**
  * The trace context of the span that asked for a job, as the configured propagator writes it
  * (W3C: `traceparent`, `tracestate`), kept in the job's data beside its request id. Only a string
- * map in Redis: a purge that runs 30 days later still joins the request's trace, and the parent's
+ * map in Redis: the job's own trace links to it however much later it runs, and the sender's
  * sampling decision travels with it.
  */
 export type TraceCarrier = Record<string, string>;
@@ -79,27 +80,39 @@ export function sendTraced<T>(
   );
 }
 
+/** The context of the span that queued the job, when its data carries a valid one. */
+function senderOf(job: TracedJob): SpanContext | undefined {
+  const carrier = (job.data as JobTrace | null | undefined)?.traceContext;
+  if (!carrier) return undefined;
+  const sender = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, carrier));
+  return sender && trace.isSpanContextValid(sender) ? sender : undefined;
+}
+
 /**
- * Runs a job within a `process <queue>` consumer span when `tracing` is on: the child of the
- * span that queued it, whose context the job's data carries, else (a sweep's scheduled run, a job
- * queued before tracing was on) the root of a trace of its own. Every span the job's work makes,
- * its queries, index and storage calls, falls under it.
+ * Runs a job within a `process <queue>` consumer span when `tracing` is on. The span is always the
+ * root of a trace of its own, with a link to the span that queued the job when the job's data
+ * carries its context (OpenTelemetry's messaging conventions for asynchronous consumers): a purge
+ * may run 30 days after its request, beyond any backend's retention of the request's trace, and a
+ * job that waited behind others, was retried or was promoted is no less detached from its sender.
+ * Every span the job's work makes, its queries, index and storage calls, falls under it. The
+ * sampler (`telemetry/job-sampler.ts`) keeps the sender's sampling decision for such a span.
  */
 export function processTraced<T>(tracing: boolean, job: TracedJob, run: () => Promise<T>): Promise<T> {
   if (!tracing) return run();
-  const carrier = (job.data as JobTrace | null | undefined)?.traceContext;
-  // From the root, not whatever the worker's loop happens to hold: a job's parent is only its sender.
-  const parent = carrier ? propagation.extract(ROOT_CONTEXT, carrier) : ROOT_CONTEXT;
+  const sender = senderOf(job);
   return tracer.startActiveSpan(
     `process ${job.queueName}`,
     {
       kind: SpanKind.CONSUMER,
+      // A new trace whatever the worker's loop happens to hold: the sender is a link, not a parent.
+      root: true,
+      links: sender ? [{ context: sender }] : [],
       attributes: {
         ...messaging('process', job.queueName, job.name, job.id),
         'bullmq.job.attempt': job.attemptsMade + 1,
       },
     },
-    parent,
+    ROOT_CONTEXT,
     (span) => within(span, run),
   );
 }

@@ -6,6 +6,8 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { AppConfig } from '../config/config.schema';
+import { samplerFor } from './job-sampler';
 
 /** What `stopTracing` needs of the SDK. */
 export interface RunningSdk {
@@ -31,14 +33,19 @@ const statementOnly = (sql: string) => (sql.length > MAX_SQL ? `${sql.slice(0, M
 
 /**
  * OpenTelemetry's SDK for Node, loaded only when tracing is on (`startTracing`). Exporter, protocol,
- * sampler, propagators, batching and resource come from the standard OTEL_* variables, read by the
- * SDK itself. Traces only: metrics stay Prometheus's (`/metrics`) and logs stay JSON lines on
+ * propagators, batching and resource come from the standard OTEL_* variables, read by the SDK
+ * itself; the sampler they name is built here, so that a job's span keeps its sender's decision
+ * (`job-sampler.ts`). Traces only: metrics stay Prometheus's (`/metrics`) and logs stay JSON lines on
  * standard output, which is why the metric readers and log processors the SDK would otherwise
  * build from the environment (OTLP by default) are given as none.
  */
-export function startSdk(serviceName: string): RunningSdk {
+export function startSdk(
+  serviceName: string,
+  config: Pick<AppConfig, 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG'>,
+): RunningSdk {
   const sdk = new NodeSDK({
     serviceName,
+    sampler: samplerFor(config),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [

@@ -23,7 +23,7 @@ export function startTracing(service: TracedProcess, env: NodeJS.ProcessEnv = pr
   // the modules the SDK's instrumentations must patch, and a static import would load it always.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { startSdk } = require('./sdk') as typeof import('./sdk');
-  running = startSdk(config.OTEL_SERVICE_NAME ?? service);
+  running = startSdk(config.OTEL_SERVICE_NAME ?? service, config);
   return true;
 }
 
