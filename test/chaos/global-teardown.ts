@@ -21,6 +21,7 @@ const ORDER = [
   'erasures beside purges',
   'one dead receiver beside a healthy one',
   'an attacker beside the users',
+  'Redis Cluster failover',
   'rolling deploy',
   'a store blinks under three APIs',
 ];
