@@ -142,8 +142,8 @@ export async function storesBlink(options: StoresBlinkOptions): Promise<Scenario
     const bearers = new Map(callers.map((caller) => [caller, token(caller)]));
 
     // The load: each caller works through its own videos in turn. A video whose last change got
-    // no 200 may or may not have changed: its receipt is read next (404 then means it is active,
-    // the one 4xx the load expects) before it is changed again.
+    // no 200 may or may not have changed: its receipt is read first when its turn comes again (404
+    // then means it is active, the one 4xx the load expects), and the change follows at once.
     const sent: (Sent & { route: Route; resolving?: boolean })[] = [];
     const changes: Change[] = [];
     const believed = new Map<string, 'active' | 'soft_deleted' | 'unknown'>();
@@ -169,12 +169,12 @@ export async function storesBlink(options: StoresBlinkOptions): Promise<Scenario
         const videoId = ids[cursor.get(caller)! % ids.length]!;
         cursor.set(caller, cursor.get(caller)! + 1);
         const receipt = `/api/videos/${videoId}/deletion`;
-        const state = believed.get(videoId) ?? 'active';
+        let state = believed.get(videoId) ?? 'active';
         if (state === 'unknown') {
           const answer = await note('receipt', send('receipt', 'GET', service.url, receipt, bearer), true);
-          if (answer.status === 200) believed.set(videoId, 'soft_deleted');
-          if (answer.status === 404) believed.set(videoId, 'active');
-          return;
+          if (answer.status === 200) state = 'soft_deleted';
+          else if (answer.status === 404) state = 'active';
+          else return;
         }
         const answer =
           state === 'active'
