@@ -21,6 +21,9 @@ const ORDER = [
   'erasures beside purges',
   'one dead receiver beside a healthy one',
   'an attacker beside the users',
+  'Redis Cluster failover',
+  'rolling deploy',
+  'a store blinks under three APIs',
 ];
 const DOC = resolve(__dirname, '../../docs/reliability.md');
 const START = '<!-- chaos table: written by test/chaos/global-teardown.ts -->';

@@ -18,6 +18,10 @@ export interface FaultProxy {
   url: string;
   stats: { requests: number; failed: number; reset: number; stalled: number };
   setFaults(options: FaultOptions): void;
+  /** Stops listening and drops every open connection: the storage is gone (connections refused). */
+  refuse(): Promise<void>;
+  /** Listens again on the same port. */
+  accept(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,16 +73,24 @@ export async function startFaultProxy(target: string, initial: FaultOptions = {}
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((done) => {
+      if (!server.listening) return done();
+      server.close(() => done());
+      server.closeAllConnections();
+    });
   return {
     url: `http://127.0.0.1:${port}`,
     stats,
     setFaults(next) {
       options = next;
     },
-    close: () =>
-      new Promise((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
+    refuse: close,
+    accept: () =>
+      new Promise<void>((done) => {
+        if (server.listening) return done();
+        server.listen(port, '127.0.0.1', done);
       }),
+    close,
   };
 }
