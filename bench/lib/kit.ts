@@ -29,6 +29,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { loadConfig } from '@app/shared/config/load-config';
 import { migrate } from '@app/shared/data-source';
 import { createSearchClient } from '@app/shared/search/search.client';
+import { DEVELOPMENT_KEYS } from '@app/shared/storage/storage.service';
 import { servicesOf, type ServicesContext } from '@test/support/test-context';
 import {
   ENTRY,
@@ -94,6 +95,9 @@ const DEFAULTS: Record<string, string> = {
   REDIS_URL: 'redis://127.0.0.1:6379/3',
   ELASTICSEARCH_INDEX: 'videos_bench',
   S3_BUCKET: 'videos-bench',
+  // In production without keys the SDK looks for the pod's identity: the local store's keys, given.
+  S3_ACCESS_KEY_ID: DEVELOPMENT_KEYS.accessKeyId,
+  S3_SECRET_ACCESS_KEY: DEVELOPMENT_KEYS.secretAccessKey,
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
   RATE_LIMIT_POINTS: '0',
 };

@@ -19,7 +19,7 @@ export function mediaPrefix(videoId: string): string {
 }
 
 /** The keys of the local stores (scripts/services, docker-compose.yml): never a deployment's. */
-const DEVELOPMENT_KEYS = { accessKeyId: 'videos-local', secretAccessKey: 'videos-local-secret' };
+export const DEVELOPMENT_KEYS = { accessKeyId: 'videos-local', secretAccessKey: 'videos-local-secret' };
 
 /**
  * The configured keys; without any, in production undefined, for the AWS SDK's default credential
