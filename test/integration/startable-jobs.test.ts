@@ -25,9 +25,12 @@ describe('the startable jobs the worker autoscaler reads', () => {
     queues = new JobQueues({ ...config, WEBHOOK_URLS: [] });
   });
 
-  afterEach(async () => {
+  // The test Redis is shared with the files before: each test starts from empty queues, and leaves them so.
+  const empty = async () => {
     for (const name of [QUEUES.deletion, QUEUES.index]) await queues.queue(name).obliterate({ force: true });
-  });
+  };
+  beforeEach(empty);
+  afterEach(empty);
 
   afterAll(async () => {
     await queues?.close();
