@@ -1,5 +1,5 @@
 import { Queue, Worker } from 'bullmq';
-import { readyJobs } from '@app/worker/jobs/stuck-worker';
+import { readyJobs } from '@app/shared/queue/ready-work';
 import { bullConnection } from '@app/shared/redis/redis';
 import { waitFor } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';

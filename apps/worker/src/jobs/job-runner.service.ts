@@ -24,7 +24,8 @@ import {
   type SweepHandlers,
 } from '../sweeps/sweeps';
 import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
-import { checkConsumer, readyJobs, type ConsumerWatch } from './stuck-worker';
+import { readyJobs } from '@app/shared/queue/ready-work';
+import { checkConsumer, type ConsumerWatch } from './stuck-worker';
 
 /**
  * Runs a BullMQ worker per queue and dispatches each job to its one handler. The periodic sweeps

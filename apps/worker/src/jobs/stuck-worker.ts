@@ -1,8 +1,3 @@
-import { readyJobs } from '@app/shared/queue/ready-work';
-
-/** Jobs of a queue ready to run now (the library's count, which the consumer check reads). */
-export { readyJobs };
-
 /**
  * How long a queue's consumer may take no job while it has a free slot and jobs wait, before it
  * counts as stuck. A consumer that works takes a waiting job within its longest block (10 s, then

@@ -99,7 +99,7 @@ export class HealthController {
   private async probe(key: string, check: () => Promise<unknown>) {
     const indicator = this.indicators.check(key);
     try {
-      await withTimeout(Promise.resolve(check()), CHECK_TIMEOUT_MS, `the ${key} check`);
+      await withTimeout(check(), CHECK_TIMEOUT_MS, `the ${key} check`);
       return indicator.up();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
