@@ -5,6 +5,7 @@
  */
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { SCRAPE_SECONDS } from './monitoring.ts';
 import { meta, NAMES } from './names.ts';
 import type { Overlay } from './overlays.ts';
 import { backlogQuery } from './worker-backlog.ts';
@@ -32,20 +33,46 @@ export function horizontalPodAutoscaler(overlay: Overlay, version: string): Hori
   });
 }
 
+/** How often KEDA asks Prometheus for the backlog. */
+const POLLING_SECONDS = 15;
+
+/**
+ * From a pod's creation to its first job, on a node that has the image: scheduling, the
+ * container's start and the worker's own (its queues open before it reports ready).
+ */
+const POD_START_SECONDS = 15;
+
+/**
+ * How long a backlog waits for a worker added for it, at the most: the workers' next count of it
+ * (METRICS_REFRESH_INTERVAL_MS), Prometheus's next scrape, KEDA's next poll, and the pod's start.
+ */
+export function secondsToAddWorker(overlay: Overlay): number {
+  const refreshSeconds = Number(overlay.settings.METRICS_REFRESH_INTERVAL_MS) / 1000;
+  return refreshSeconds + SCRAPE_SECONDS + POLLING_SECONDS + POD_START_SECONDS;
+}
+
+/**
+ * Jobs of backlog per worker: what one worker clears while another is being added. A backlog a
+ * worker clears alone before a new one could help adds no pod; past that, each such share does.
+ */
+export function backlogPerWorker(overlay: Overlay): number {
+  return Math.floor((overlay.worker.purgesPerSecond * secondsToAddWorker(overlay)) / 100) * 100;
+}
+
 /**
  * The worker scales on its backlog: KEDA asks Prometheus for the work a worker would start now
  * (worker-backlog.ts) and asks for one worker per `backlogPerWorker` jobs, between the overlay's
  * floor and ceiling.
  */
 export function scaledObject(overlay: Overlay, version: string): ScaledObject {
-  const target = String(overlay.worker.backlogPerWorker);
+  const target = String(backlogPerWorker(overlay));
   return new ScaledObject({
     metadata: meta(NAMES.worker, 'worker', version),
     spec: {
       scaleTargetRef: deploymentRef(NAMES.worker),
       minReplicaCount: overlay.worker.minReplicas,
       maxReplicaCount: overlay.worker.maxReplicas,
-      pollingInterval: 15,
+      pollingInterval: POLLING_SECONDS,
       // The backlog unreadable three polls in a row (Prometheus away): keep the workers running (a
       // failing scaler must not shrink a fleet working off a backlog), and at least
       // `fallbackReplicas` of them.

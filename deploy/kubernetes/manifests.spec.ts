@@ -18,6 +18,7 @@ import { QUEUES } from '@app/shared/queue/queues';
 import { workerScaler } from '@test/support/keda';
 import { parsePromql } from '@test/support/observability';
 import { DASHBOARD_PATH } from '@app/api/admin/dashboard-path';
+import { backlogPerWorker, secondsToAddWorker } from './autoscaling.ts';
 import { alertGroups, PodMonitor, PrometheusRule } from './monitoring.ts';
 import { QUEUE_DASHBOARD_PATH } from './network.ts';
 import { OVERLAYS } from './overlays.ts';
@@ -428,7 +429,12 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       // Every worker exports the same count: their max per queue, then the queues' sum.
       expect(aggregations).toEqual([{ op: 'sum' }, { op: 'max', by: ['queue'] }]);
       expect(scaler.min).toBe(1);
-      expect(scaler.target).toBeGreaterThan(0);
+      // One worker per what a worker clears while another is being added: a backlog one worker
+      // clears before a new one could help adds no pod.
+      expect(scaler.target).toBe(backlogPerWorker(overlay));
+      expect(scaler.target).toBeGreaterThanOrEqual(
+        overlay.worker.purgesPerSecond * secondsToAddWorker(overlay) - 100,
+      );
       const spec = objects.filter(ScaledObject.is)[0]!.spec;
       expect(spec.triggers[0]!.metadata.serverAddress).toBe(overlay.prometheus.serverAddress);
       // A scaler that cannot read the backlog keeps the workers it has, and at least the fallback's.
@@ -441,6 +447,32 @@ describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
       // The metric is one the processes register, which the PodMonitor scrapes as that job.
       const monitor = objects.filter(PodMonitor.is).find((m) => m.metadata.name === 'video-search-worker')!;
       expect(monitor.spec.podMetricsEndpoints[0]!.relabelings[0]!.replacement).toBe('video-search-worker');
+    });
+  },
+);
+
+/** The bench's measured purge, as docs/benchmarks.json holds it: the rate and the concurrency it ran at. */
+function benchPurge(): { perSecond: number; concurrency: number } {
+  const results = JSON.parse(readFileSync(resolve(ROOT, 'docs/benchmarks.json'), 'utf8')) as {
+    figures: { purge: { worker: { perSecond: number } } };
+    tables: { title: string }[];
+  };
+  const title = results.tables.find((table) => table.title.startsWith('Purge end to end'))?.title ?? '';
+  const concurrency = /concurrency (\d+)/.exec(title)?.[1];
+  if (!concurrency)
+    throw new Error('docs/benchmarks.json: no "Purge end to end" table naming its concurrency');
+  return { perSecond: results.figures.purge.worker.perSecond, concurrency: Number(concurrency) };
+}
+
+describe.each(OVERLAYS.map((overlay) => [overlay.name, overlay] as const))(
+  "%s: the worker autoscaler's rate",
+  (_name, overlay) => {
+    it("is the bench's purge rate, measured at the concurrency the overlay runs", () => {
+      const measured = benchPurge();
+      expect(Number(overlay.settings.WORKER_CONCURRENCY)).toBe(measured.concurrency);
+      // Rounded down, and regenerated results that move it by more than a tenth ask for a new value.
+      expect(overlay.worker.purgesPerSecond).toBeLessThanOrEqual(measured.perSecond);
+      expect(overlay.worker.purgesPerSecond).toBeGreaterThanOrEqual(measured.perSecond * 0.9);
     });
   },
 );

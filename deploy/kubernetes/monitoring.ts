@@ -149,7 +149,8 @@ export const PrometheusRule = monitoringModel<IPrometheusRule>('PrometheusRule',
 export type PrometheusRule = InstanceType<typeof PrometheusRule>;
 
 /** How often Prometheus scrapes each process; the stored metrics change every 15 s at most. */
-const SCRAPE = { interval: '30s', scrapeTimeout: '10s' };
+export const SCRAPE_SECONDS = 30;
+const SCRAPE = { interval: `${SCRAPE_SECONDS}s`, scrapeTimeout: '10s' };
 
 /**
  * One process's pods, scraped on their `metrics` port. `job` is the Deployment's name, the job the

@@ -16,7 +16,13 @@ export type Settings = Partial<Record<keyof AppConfig, string>> &
   Required<
     Pick<
       Record<keyof AppConfig, string>,
-      'NODE_ENV' | 'PORT' | 'METRICS_PORT' | 'WORKER_PORT' | 'HTTP_REQUEST_TIMEOUT_MS' | 'SHUTDOWN_TIMEOUT_MS'
+      | 'NODE_ENV'
+      | 'PORT'
+      | 'METRICS_PORT'
+      | 'WORKER_PORT'
+      | 'HTTP_REQUEST_TIMEOUT_MS'
+      | 'SHUTDOWN_TIMEOUT_MS'
+      | 'METRICS_REFRESH_INTERVAL_MS'
     >
   >;
 
@@ -31,7 +37,11 @@ export interface Overlay {
   worker: {
     minReplicas: number;
     maxReplicas: number;
-    backlogPerWorker: number;
+    /**
+     * Jobs a second one worker clears at the overlay's `WORKER_CONCURRENCY`, the slowest of its
+     * bulk queues (a purge): the autoscaler's target follows from it (worker-backlog.ts).
+     */
+    purgesPerSecond: number;
     /** Workers kept, at least, while KEDA cannot read the backlog (its `fallback`). */
     fallbackReplicas: number;
     resources: Resources;
@@ -116,7 +126,11 @@ const SETTINGS: Settings = {
   HTTP_REQUEST_TIMEOUT_MS: '30000',
   // The worker's drain: active jobs get this long, then go back to the queue.
   SHUTDOWN_TIMEOUT_MS: '30000',
-  WORKER_CONCURRENCY: '4',
+  // The concurrency the bench measures a worker's purges at (docs/benchmarks.md, "Purge end to
+  // end"), so that `purgesPerSecond` below holds for these workers.
+  WORKER_CONCURRENCY: '8',
+  // The workers' count of their backlog is this old at most when Prometheus scrapes it (autoscaling.ts).
+  METRICS_REFRESH_INTERVAL_MS: '15000',
   // Every worker applies it to the live index at start: one value for all (docs/scaling.md).
   ELASTICSEARCH_REPLICAS: '1',
   // Tracing is the operator's to turn on with their collector's URL (docs/tracing.md): empty counts
@@ -149,12 +163,12 @@ export const PRODUCTION: Overlay = {
     minReplicas: 1,
     // MySQL sets it: each process holds up to 10 connections, and both ceilings, one surge pod
     // of each rollout and the install Job must fit under max_connections (the spec checks it).
-    // At 7 workers, 56 jobs at once (WORKER_CONCURRENCY on the deletion and index queues) write
+    // At 7 workers, 112 jobs at once (WORKER_CONCURRENCY on the deletion and index queues) write
     // to Elasticsearch, far under its write queue (docs/operations.md, "Scaling").
     maxReplicas: 7,
-    // One worker's worth of backlog: about what a worker works off while KEDA notices (15 s
-    // polls) and a new pod starts, so a backlog a worker clears alone adds no pod.
-    backlogPerWorker: 500,
+    // The bench's "Purge end to end" worker rate, rounded down (a spec keeps it within 10 % of
+    // docs/benchmarks.json): replace it with your own cluster's rate once measured.
+    purgesPerSecond: 230,
     // Two: the sweeps and one more, enough to keep deletions moving while the scaler is blind.
     fallbackReplicas: 2,
     resources: {
