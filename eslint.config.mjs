@@ -58,9 +58,50 @@ const NO_MYSQL2_PROMISE = {
     "Use a mysql2 connection's .promise(): loading mysql2/promise slows every TypeORM query (data-source.ts).",
 };
 
-/** Import rules of the product's code: `patterns`, and mysql2's promise API through `.promise()` only. */
-const restrictImports = (patterns) => ({
-  '@typescript-eslint/no-restricted-imports': ['error', { patterns: [...patterns, NO_MYSQL2_PROMISE] }],
+/**
+ * Redis has one owner, libs/shared/src/redis: only it holds the client (ioredis, `REDIS_CLIENT`)
+ * and builds on it, rate-limiter-flexible's Redis limiters included; the others use its
+ * operations. Where Redis is (`redisUrls`) is the configuration's too. Two places do more:
+ * infrastructure.module.ts provides the client and closes it, and the queue folder, BullMQ's
+ * owner, makes BullMQ's connections (`bullConnection`), never the shared client.
+ */
+const REDIS_OWNED =
+  'Only libs/shared/src/redis holds the Redis client: use its operations (RedisRateLimits, RedisScripts, RedisStreams, RedisHealth).';
+const NO_IOREDIS = { regex: '^ioredis$', message: REDIS_OWNED };
+const NO_REDIS_CLIENT = {
+  regex: '(^|/)redis/redis$',
+  allowImportNames: ['redisUrls', 'RedisConfig'],
+  message: REDIS_OWNED,
+};
+const NO_REDIS_LIMITER = {
+  name: 'rate-limiter-flexible',
+  importNames: ['RateLimiterRedis', 'RateLimiterRedisNonAtomic'],
+  message: REDIS_OWNED,
+};
+/** What of Redis a file may not import (`restrictImports`): anywhere, in the owner, in the queue folder, at the top. */
+const REDIS_ELSEWHERE = { patterns: [NO_IOREDIS, NO_REDIS_CLIENT], paths: [NO_REDIS_LIMITER] };
+const REDIS_BY_FOLDER = {
+  redis: { patterns: [], paths: [] },
+  queue: {
+    patterns: [
+      NO_IOREDIS,
+      {
+        regex: NO_REDIS_CLIENT.regex,
+        importNames: ['REDIS_CLIENT', 'createRedisClient'],
+        message: REDIS_OWNED,
+      },
+    ],
+    paths: [NO_REDIS_LIMITER],
+  },
+};
+const REDIS_AT_THE_TOP = { patterns: [NO_IOREDIS], paths: [NO_REDIS_LIMITER] };
+
+/** Import rules of the product's code: `patterns`, mysql2's promise API through `.promise()` only, Redis through its owner. */
+const restrictImports = (patterns, redis = REDIS_ELSEWHERE) => ({
+  '@typescript-eslint/no-restricted-imports': [
+    'error',
+    { paths: redis.paths, patterns: [...patterns, ...redis.patterns, NO_MYSQL2_PROMISE] },
+  ],
 });
 
 const sharedLayerRules = SHARED_LAYERS.flatMap((row, level) =>
@@ -71,14 +112,17 @@ const sharedLayerRules = SHARED_LAYERS.flatMap((row, level) =>
     return {
       files: [`libs/shared/src/${folder}/**/*.ts`],
       ignores: SPECS,
-      rules: restrictImports([
-        {
-          regex: sharedImport([...above, ...SHARED_TOP]),
-          message: `libs/shared/src/${folder} imports only folders below it (SHARED_LAYERS in eslint.config.mjs).`,
-        },
-        NO_APPS,
-        NO_TESTS,
-      ]),
+      rules: restrictImports(
+        [
+          {
+            regex: sharedImport([...above, ...SHARED_TOP]),
+            message: `libs/shared/src/${folder} imports only folders below it (SHARED_LAYERS in eslint.config.mjs).`,
+          },
+          NO_APPS,
+          NO_TESTS,
+        ],
+        REDIS_BY_FOLDER[folder],
+      ),
     };
   }),
 );
@@ -103,6 +147,10 @@ export default tseslint.config(
     files: ['libs/shared/src/*.ts'],
     ignores: SPECS,
     rules: restrictImports([NO_APPS, NO_TESTS]),
+  },
+  {
+    files: ['libs/shared/src/infrastructure.module.ts'],
+    rules: restrictImports([NO_APPS, NO_TESTS], REDIS_AT_THE_TOP),
   },
   ...sharedLayerRules,
   {

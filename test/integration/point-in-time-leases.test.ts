@@ -1,5 +1,6 @@
 import { createRedisClient, type RedisClient } from '@app/shared/redis/redis';
 import { ProblemException } from '@app/shared/http/problem';
+import { RedisScripts } from '@app/shared/redis/redis-scripts';
 import { PointInTimeLeases, REAPER_MARGIN_MS } from '@app/api/search/point-in-time-leases';
 import { freePort } from '../support/processes';
 import { startOwnRedisCluster } from '../support/redis-cluster';
@@ -41,7 +42,7 @@ describe.each([
       : client.keys(pattern);
   let now: number;
   const leases = (all: number, perCaller: number) =>
-    new PointInTimeLeases(client, KEEP_ALIVE_MS, { all, perCaller }, () => now);
+    new PointInTimeLeases(new RedisScripts(client), KEEP_ALIVE_MS, { all, perCaller }, () => now);
 
   beforeAll(async () => {
     redis = await ownRedis(clustered);
@@ -150,7 +151,7 @@ describe.each([
   it('answers 503 while Redis is away', async () => {
     const away = createRedisClient({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
     try {
-      const pits = new PointInTimeLeases(away, KEEP_ALIVE_MS, { all: 1, perCaller: 1 });
+      const pits = new PointInTimeLeases(new RedisScripts(away), KEEP_ALIVE_MS, { all: 1, perCaller: 1 });
       expect((await refusal(pits.acquire('w1', 'c1')))?.getStatus()).toBe(503);
     } finally {
       away.disconnect();

@@ -5,6 +5,10 @@ import { APP_CONFIG } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
 import { dataSourceOptions } from './data-source';
 import { closeRedisClient, createRedisClient, REDIS_CLIENT, type RedisClient } from './redis/redis';
+import { RedisHealth } from './redis/redis-health';
+import { RedisRateLimits } from './redis/redis-rate-limits';
+import { RedisScripts } from './redis/redis-scripts';
+import { RedisStreams } from './redis/redis-streams';
 import { createSearchClient, SEARCH_CLIENT } from './search/search.client';
 import { IndexAdmin } from './search/index-admin.service';
 import { IndexInventory } from './search/index-inventory.service';
@@ -39,6 +43,10 @@ import { VideoBatchRepository } from './video/video-batch.repository';
 
 /** The domain services both processes use, built on those connections. */
 const SERVICES = [
+  RedisHealth,
+  RedisRateLimits,
+  RedisScripts,
+  RedisStreams,
   IndexAdmin,
   IndexWriter,
   IndexInventory,
@@ -93,9 +101,11 @@ const SERVICES = [
     { provide: SEARCH_CLIENT, inject: [APP_CONFIG], useFactory: (c: AppConfig) => createSearchClient(c) },
     ...SERVICES,
   ],
-  // The Elasticsearch client goes only to the index's owners: IndexAdmin, IndexWriter and
-  // IndexInventory here, and the API's search engine (apps/api/src/search/engine), which reads.
-  exports: [REDIS_CLIENT, SEARCH_CLIENT, ...SERVICES],
+  // The Redis client goes to no other module: its users have the operations of its owner
+  // (libs/shared/src/redis) instead. The Elasticsearch client goes only to the index's owners:
+  // IndexAdmin, IndexWriter and IndexInventory here, and the API's search engine
+  // (apps/api/src/search/engine), which reads.
+  exports: [SEARCH_CLIENT, ...SERVICES],
 })
 export class InfrastructureModule implements OnApplicationShutdown {
   constructor(

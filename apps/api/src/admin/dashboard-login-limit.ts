@@ -1,5 +1,5 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { RedisClient } from '@app/shared/redis/redis';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RedisRateLimits } from '@app/shared/redis/redis-rate-limits';
 
 /** Wrong dashboard passwords one client address may send per window before it is refused. */
 export const DASHBOARD_LOGIN_FAILURES = 10;
@@ -14,18 +14,16 @@ export const DASHBOARD_LOGIN_WINDOW_SECONDS = 15 * 60;
  * sending must not lock its admin out.
  */
 export class DashboardLoginLimit {
-  private readonly failures: RateLimiterRedis;
+  private readonly failures: RateLimiterAbstract;
 
-  constructor(redis: RedisClient) {
-    const options = { points: DASHBOARD_LOGIN_FAILURES, duration: DASHBOARD_LOGIN_WINDOW_SECONDS };
-    this.failures = new RateLimiterRedis({
-      ...options,
-      storeClient: redis,
+  constructor(limits: RedisRateLimits) {
+    this.failures = limits.limiter({
+      points: DASHBOARD_LOGIN_FAILURES,
+      duration: DASHBOARD_LOGIN_WINDOW_SECONDS,
       keyPrefix: 'dashboard-login-failures',
       // Once refused, an address is refused from memory until its window ends: a flood of guesses
       // costs no Redis call each. Not sooner, since a right password gives its attempt back.
       inMemoryBlockOnConsumed: DASHBOARD_LOGIN_FAILURES + 1,
-      insuranceLimiter: new RateLimiterMemory(options),
     });
   }
 

@@ -8,7 +8,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { problemBody, sendProblem } from '@app/shared/http/problem';
 import { acceptBodies } from '@app/shared/http-app';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
+import { RedisRateLimits } from '@app/shared/redis/redis-rate-limits';
 import { verifiedCaller } from '../auth/authenticate';
 import { DashboardLoginLimit } from './dashboard-login-limit';
 import { DASHBOARD_PATH } from './dashboard-path';
@@ -92,10 +92,7 @@ export async function mountQueueDashboard(app: NestFastifyApplication, config: A
   // A scope of its own: the gate covers the dashboard's routes and nothing else. Its actions (a
   // job's data, a queue's limits) take small JSON bodies, read only once the gate let them in.
   await app.register(async (scope: FastifyInstance) => {
-    scope.addHook(
-      'onRequest',
-      adminOnly(config, new DashboardLoginLimit(app.get<RedisClient>(REDIS_CLIENT))),
-    );
+    scope.addHook('onRequest', adminOnly(config, new DashboardLoginLimit(app.get(RedisRateLimits))));
     acceptBodies(scope, DASHBOARD_BODY_LIMIT);
     scope.addContentTypeParser(
       'application/json',

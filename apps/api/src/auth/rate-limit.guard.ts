@@ -1,11 +1,11 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { ProblemException } from '@app/shared/http/problem';
-import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
+import { RedisRateLimits } from '@app/shared/redis/redis-rate-limits';
 import type { Actor } from '@app/shared/video/video-lifecycle';
 import { callerId } from './caller-id';
 import { RequestCost } from './request-cost';
@@ -30,12 +30,12 @@ const POLICY = 'default';
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
-  private readonly limiter: RateLimiterRedis | null;
+  private readonly limiter: RateLimiterAbstract | null;
   private readonly policy: string;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(REDIS_CLIENT) redis: RedisClient,
+    limits: RedisRateLimits,
     private readonly reflector: Reflector,
   ) {
     const options = { points: config.RATE_LIMIT_POINTS, duration: config.RATE_LIMIT_WINDOW_SECONDS };
@@ -43,14 +43,12 @@ export class RateLimitGuard implements CanActivate {
     this.limiter =
       config.RATE_LIMIT_POINTS === 0
         ? null
-        : new RateLimiterRedis({
+        : limits.limiter({
             ...options,
-            storeClient: redis,
             keyPrefix: 'rate-limit',
             // A caller who has spent its quota is refused from memory until its window ends, so a
             // flood past the limit costs each process no Redis call per request.
             inMemoryBlockOnConsumed: config.RATE_LIMIT_POINTS,
-            insuranceLimiter: new RateLimiterMemory(options),
           });
   }
 

@@ -1,6 +1,6 @@
-import type { RedisClient } from '@app/shared/redis/redis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProblemException } from '@app/shared/http/problem';
+import type { RedisScripts, Script } from '@app/shared/redis/redis-scripts';
 
 /** What a cursor walk holds in Redis: the point in time it reads, or the right to open one. */
 export type Lease = { pit: string } | { open: true };
@@ -88,12 +88,6 @@ for i = 2, 3 do redis.call('ZREM', KEYS[i], ARGV[1]) end
 return 1
 `;
 
-type Scripted = RedisClient & {
-  acquireWalk(...args: (string | number)[]): Promise<string[]>;
-  registerWalk(...args: (string | number)[]): Promise<number>;
-  releaseWalk(...args: (string | number)[]): Promise<number>;
-};
-
 /**
  * The points in time that cursor walks hold, counted in Redis (docs/contract.md §7): one per walk,
  * however often its cursors are followed or replayed, under a ceiling for all callers together and
@@ -102,19 +96,20 @@ type Scripted = RedisClient & {
  * Each call is one Lua script: one Redis round trip per cursor page.
  */
 export class PointInTimeLeases {
-  private readonly redis: Scripted;
+  private readonly acquireWalk: Script<string[]>;
+  private readonly registerWalk: Script<number>;
+  private readonly releaseWalk: Script<number>;
   private readonly holdMs: number;
 
   constructor(
-    redis: RedisClient,
+    private readonly redis: RedisScripts,
     keepAliveMs: number,
     private readonly ceilings: LeaseCeilings,
     private readonly now: () => number = Date.now,
   ) {
-    redis.defineCommand('acquireWalk', { numberOfKeys: 3, lua: ACQUIRE });
-    redis.defineCommand('registerWalk', { numberOfKeys: 3, lua: REGISTER });
-    redis.defineCommand('releaseWalk', { numberOfKeys: 3, lua: RELEASE });
-    this.redis = redis as Scripted;
+    this.acquireWalk = redis.define('acquireWalk', 3, ACQUIRE);
+    this.registerWalk = redis.define('registerWalk', 3, REGISTER);
+    this.releaseWalk = redis.define('releaseWalk', 3, RELEASE);
     this.holdMs = keepAliveMs + REAPER_MARGIN_MS;
   }
 
@@ -127,7 +122,7 @@ export class PointInTimeLeases {
     const waitUntil = this.now() + WAIT_FOR_OPENING_MS;
     for (;;) {
       const [verdict, detail, firstExpiry] = await this.call(() =>
-        this.redis.acquireWalk(
+        this.acquireWalk(
           ...this.keys(walk, caller),
           walk,
           this.now(),
@@ -147,14 +142,12 @@ export class PointInTimeLeases {
 
   /** The walk reads `pit` from now on (after `acquire` said open, or when the engine gave it a new id). */
   async register(walk: string, caller: string, pit: string): Promise<void> {
-    await this.call(() =>
-      this.redis.registerWalk(...this.keys(walk, caller), walk, pit, this.now(), this.holdMs),
-    );
+    await this.call(() => this.registerWalk(...this.keys(walk, caller), walk, pit, this.now(), this.holdMs));
   }
 
   /** Frees the walk's slot, unless the walk meanwhile reads another point in time than `pit`. */
   async release(walk: string, caller: string, pit: string): Promise<void> {
-    await this.call(() => this.redis.releaseWalk(...this.keys(walk, caller), walk, pit));
+    await this.call(() => this.releaseWalk(...this.keys(walk, caller), walk, pit));
   }
 
   /**
@@ -162,7 +155,7 @@ export class PointInTimeLeases {
    * together, as the overall ceiling counts them (a lapsed slot not, though not yet dropped).
    */
   held(): Promise<number> {
-    return this.redis.zcount(ALL, `(${this.now()}`, '+inf');
+    return this.redis.count(ALL, `(${this.now()}`, '+inf');
   }
 
   /** Frees the slot `acquire` took for an opening that failed. */

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
-import { REDIS_CLIENT, type RedisClient } from '@app/shared/redis/redis';
+import { RedisScripts } from '@app/shared/redis/redis-scripts';
 import { ActiveVideos } from './active-videos';
 import { CursorWalks } from './cursor-walks';
 import { IndexReads } from './engine/index-reads';
@@ -22,8 +22,8 @@ import { VideoSearchService } from './video-search.service';
     VideoSearchService,
     {
       provide: PointInTimeLeases,
-      inject: [REDIS_CLIENT, APP_CONFIG],
-      useFactory: (redis: RedisClient, config: AppConfig) =>
+      inject: [RedisScripts, APP_CONFIG],
+      useFactory: (redis: RedisScripts, config: AppConfig) =>
         new PointInTimeLeases(redis, CURSOR_TTL_MS, {
           all: config.SEARCH_PIT_MAX_OPEN,
           perCaller: config.SEARCH_PIT_MAX_PER_CALLER,

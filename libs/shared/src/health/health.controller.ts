@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Logger, Res, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Logger, Res, ServiceUnavailableException } from '@nestjs/common';
 import {
   HealthCheck,
   HealthCheckService,
@@ -9,7 +9,7 @@ import {
 } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { PublicRoute } from '../http/public-route';
-import { REDIS_CLIENT, type RedisClient } from '../redis/redis';
+import { RedisHealth } from '../redis/redis-health';
 import { IndexAdmin, OutdatedIndexDefinition } from '../search/index-admin.service';
 import { StorageService } from '../storage/storage.service';
 import { withTimeout } from '../util/with-timeout';
@@ -58,7 +58,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly database: TypeOrmHealthIndicator,
-    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    private readonly redis: RedisHealth,
     private readonly index: IndexAdmin,
     private readonly storage: StorageService,
   ) {}

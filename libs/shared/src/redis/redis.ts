@@ -2,7 +2,10 @@ import type { ConnectionOptions } from 'bullmq';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { commaItems } from '../util/comma-items';
 
-/** Injection token for the Redis connection used by health checks and small bookkeeping. */
+/**
+ * Injection token for the one Redis connection of a process. Only this folder's operations inject
+ * it (readiness, rate limits, scripts, streams); the lint refuses it elsewhere.
+ */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
 
 /** A connection to one Redis server or to a Redis Cluster: the same commands on either. */

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import {
   DataSource,
   type EntityManager,
@@ -8,7 +8,7 @@ import {
   type TransactionCommitEvent,
   type TransactionRollbackEvent,
 } from 'typeorm';
-import { REDIS_CLIENT, type RedisClient } from '../redis/redis';
+import { RedisStreams } from '../redis/redis-streams';
 import { jitteredBackoff, type Backoff } from '../util/backoff';
 import { CoalescingBatcher } from '../util/coalescing-batcher';
 import { VideoState } from './video-state';
@@ -84,7 +84,7 @@ export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface 
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    private readonly streams: RedisStreams,
   ) {}
 
   onModuleInit(): void {
@@ -123,8 +123,7 @@ export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface 
 
   /** The newest position of the stream, to read from (`0-0` when it is empty). */
   async newestPosition(): Promise<string> {
-    const [newest] = await this.redis.xrevrange(VIDEO_CHANGES_STREAM, '+', '-', 'COUNT', 1);
-    return newest?.[0] ?? '0-0';
+    return (await this.streams.newestId(VIDEO_CHANGES_STREAM)) ?? '0-0';
   }
 
   /**
@@ -134,19 +133,11 @@ export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface 
    * is told it lost its position too.
    */
   async read(position: string): Promise<ChangesRead> {
-    const results = await this.redis
-      .pipeline()
-      .xrange(VIDEO_CHANGES_STREAM, `(${position}`, '+', 'COUNT', READ_COUNT)
-      .xrange(VIDEO_CHANGES_STREAM, '-', '+', 'COUNT', 1)
-      .exec();
-    if (!results) throw new Error('the change feed read was discarded');
-    for (const [error] of results) if (error) throw error;
-    const entries = results[0]![1] as [string, string[]][];
-    const oldest = results[1]![1] as [string, string[]][];
+    const { entries, oldest } = await this.streams.readAfter(VIDEO_CHANGES_STREAM, position, READ_COUNT);
     const newest = entries.at(-1)?.[0] ?? position;
-    const kept = position === '0-0' || (oldest.length > 0 && !after(oldest[0]![0], position));
+    const kept = position === '0-0' || (oldest !== undefined && !after(oldest[0], position));
     if (!kept || entries.length === READ_COUNT)
-      return { kind: 'lost', position: oldest.length === 0 ? '0-0' : newest };
+      return { kind: 'lost', position: oldest === undefined ? '0-0' : newest };
     return { kind: 'changes', changes: entries.map(([, fields]) => parseChange(fields)), position: newest };
   }
 
@@ -187,14 +178,9 @@ export class VideoChangeFeed implements OnModuleInit, EntitySubscriberInterface 
     );
   }
 
-  /** One `XADD` per entry, sent together (one write, one round trip); rejects if any failed. */
-  private async append(entries: string[][]): Promise<void> {
-    const pipeline = this.redis.pipeline();
-    for (const fields of entries)
-      pipeline.xadd(VIDEO_CHANGES_STREAM, 'MAXLEN', '~', STREAM_LENGTH, '*', ...fields);
-    const results = await pipeline.exec();
-    if (!results) throw new Error('the change feed append was discarded');
-    for (const [error] of results) if (error) throw error;
+  /** The entries in one write, one round trip; rejects if any failed. */
+  private append(entries: string[][]): Promise<void> {
+    return this.streams.append(VIDEO_CHANGES_STREAM, entries, STREAM_LENGTH);
   }
 }
 
