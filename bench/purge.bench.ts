@@ -4,7 +4,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { createPool } from 'mysql2/promise';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { JOB_QUEUES } from '@app/shared/queue/jobs';
+import { JOBS } from '@app/shared/queue/jobs';
 import { freePort, sleep, startWorker, SWEEPS, type BenchContext } from './lib/kit';
 import {
   inspectOption,
@@ -75,7 +75,7 @@ async function dueVideos(
  * would load MySQL in the worker's rounds only, and bias the comparison.
  */
 async function waitUntilGone(context: BenchContext, queues: JobQueues, ids: string[]): Promise<void> {
-  const deletions = queues.queue(JOB_QUEUES['delete-video']);
+  const deletions = queues.queue(JOBS['delete-video'].queue);
   for (;;) {
     let pauseMs = 20;
     if (await idle(deletions)) {
@@ -140,7 +140,7 @@ export async function benchPurge(
   const s3 = rawS3Client(config);
   const queues = context.get(JobQueues);
   // Jobs wait in a paused queue; a round's clock runs from the moment the worker may take them.
-  const deletionQueue = queues.queue(JOB_QUEUES['delete-video']);
+  const deletionQueue = queues.queue(JOBS['delete-video'].queue);
   await deletionQueue.pause();
   const inspector = profile ? await freePort() : undefined;
   // Only the deletions are measured: the periodic sweeps and the reconciler stay out of the way.

@@ -43,7 +43,7 @@ import {
   type StartedService,
 } from '@test/support/processes';
 
-export { SWEEPS } from '@app/worker/sweeps/sweeps';
+export { SWEEPS } from '@app/worker/jobs/registry';
 export { VideoImporter } from '@app/worker/import/video-importer';
 export {
   ENTRY,

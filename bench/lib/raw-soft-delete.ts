@@ -7,7 +7,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { Queue } from 'bullmq';
 import { createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
 import type { AppConfig } from '@app/shared/config/config.schema';
-import { deletionJobId, JOB_QUEUES } from '@app/shared/queue/jobs';
+import { deletionJobId, JOBS } from '@app/shared/queue/jobs';
 import { QUEUE_PREFIX } from '@app/shared/queue/queues';
 import { bullConnection } from '@app/shared/redis/redis';
 import { toVideoDocument } from '@app/shared/search/video-document';
@@ -111,7 +111,7 @@ export function openRawSoftDelete(
   engine: Client,
 ): RawSoftDeleter & { close(): Promise<void> } {
   const pool = createPool({ uri: config.DATABASE_URL, timezone: 'Z', connectionLimit: 10 });
-  const queue = new Queue(JOB_QUEUES['delete-video'], {
+  const queue = new Queue(JOBS['delete-video'].queue, {
     connection: bullConnection(config),
     prefix: QUEUE_PREFIX,
   });

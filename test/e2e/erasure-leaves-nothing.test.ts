@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QUEUE_PREFIX, QUEUES } from '@app/shared/queue/queues';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
 import { Redis } from 'ioredis';
-import { ExpungeSweepHandler } from '@app/worker/sweeps/expunge-sweep.handler';
+import { ExpungeSweepHandler } from '@app/worker/index/expunge-sweep.handler';
 import { followErasure, outboxForgets } from '../support/erasures';
 import { waitFor } from '../support/processes';
 import { seedVideos, waitUntilGone } from '../support/seed';

@@ -19,7 +19,7 @@ import { IndexAdmin, shardCountAdvice } from '@app/shared/search/index-admin.ser
 import { StorageService } from '@app/shared/storage/storage.service';
 import { DeletionLedger } from '@app/shared/video/deletion-ledger.service';
 import { VideoRepository } from '@app/shared/video/video.repository';
-import { PurgeSweepHandler } from './sweeps/purge-sweep.handler';
+import { PurgeSweepHandler } from './deletion/purge-sweep.handler';
 import { withWorkerContext } from './worker-context';
 
 /** The sample the repository ships (CC0, see data/README.md). */

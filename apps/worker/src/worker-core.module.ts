@@ -4,17 +4,17 @@ import { InfrastructureModule } from '@app/shared/infrastructure.module';
 import { IndexReconciler } from './index/index-reconciler.service';
 import { IndexShapeService } from './index/index-shape.service';
 import { ReindexService } from './index/reindex.service';
-import { SWEEP_PROVIDERS } from './sweeps/sweeps';
+import { SWEEP_HANDLERS } from './jobs/registry';
 
 /**
  * What the worker's processes share: the connections and domain services, the importer, the
- * index's shape and the sweeps. Starting it runs nothing: no job is taken, no schedule set, no port opened, so the CLI,
+ * index's shape and the sweeps' handlers. Starting it runs nothing: no job is taken, no schedule set, no port opened, so the CLI,
  * the benches and the tests open it as an application context (`openWorkerContext`) and the worker
  * adds its job runner on top (`WorkerModule`). The root imports `ConfigModule`.
  */
 @Module({
   imports: [InfrastructureModule],
-  providers: [VideoImporter, IndexShapeService, ReindexService, IndexReconciler, ...SWEEP_PROVIDERS],
-  exports: [VideoImporter, IndexShapeService, ReindexService, IndexReconciler, ...SWEEP_PROVIDERS],
+  providers: [VideoImporter, IndexShapeService, ReindexService, IndexReconciler, ...SWEEP_HANDLERS],
+  exports: [VideoImporter, IndexShapeService, ReindexService, IndexReconciler, ...SWEEP_HANDLERS],
 })
 export class WorkerCoreModule {}

@@ -7,28 +7,15 @@ import { LoggingModule } from '@app/shared/logging/logging.module';
 import { MetricsController } from '@app/shared/metrics/metrics.controller';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { TelemetryModule } from '@app/shared/telemetry/telemetry.module';
-import { DeleteVideoHandler } from './deletion/delete-video.handler';
-import { EraseAuthorHandler } from './erasure/erase-author.handler';
 import { IndexShapeService } from './index/index-shape.service';
-import { ReindexHandler } from './index/reindex.handler';
-import { SyncVideoHandler } from './index/sync-video.handler';
-import { JOB_HANDLERS } from './jobs/job-handler';
 import { JobRunner } from './jobs/job-runner.service';
-import { TrashOperationHandler } from './trash/trash-operation.handler';
-import { DeliverWebhookHandler } from './webhooks/deliver-webhook.handler';
+import { HANDLER_PROVIDERS } from './jobs/registry';
 import { WorkerCoreModule } from './worker-core.module';
 
-/** A handler per job that is asked for; the sweeps' handlers come with `SWEEPS`. */
-const HANDLERS = [
-  DeleteVideoHandler,
-  SyncVideoHandler,
-  ReindexHandler,
-  EraseAuthorHandler,
-  DeliverWebhookHandler,
-  TrashOperationHandler,
-];
-
-/** The worker process: the core, its job runner, and health and metrics on its port. */
+/**
+ * The worker process: the core, the handlers of the jobs that are asked for with its job runner
+ * (`HANDLER_PROVIDERS`), and health and metrics on its port.
+ */
 @Module({
   imports: [
     ConfigModule.forRoot(),
@@ -40,12 +27,7 @@ const HANDLERS = [
   ],
   // Scraped on the worker's one port, beside its probes (docs/contract.md §9).
   controllers: [MetricsController],
-  providers: [
-    ...HANDLERS,
-    { provide: JOB_HANDLERS, inject: HANDLERS, useFactory: (...handlers: unknown[]) => handlers },
-    JobRunner,
-    { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-  ],
+  providers: [...HANDLER_PROVIDERS, JobRunner, { provide: APP_FILTER, useClass: ProblemDetailsFilter }],
 })
 export class WorkerModule implements OnApplicationBootstrap {
   constructor(private readonly shape: IndexShapeService) {}

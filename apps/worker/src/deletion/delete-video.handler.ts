@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { JobPayloads } from '@app/shared/queue/jobs';
 import { VideoPurgeService, type PurgeOutcome } from '@app/shared/video/video-purge.service';
-import type { JobHandler } from '../jobs/job-handler';
+import type { JobHandler } from '@app/shared/queue/job-handler';
 
 @Injectable()
 export class DeleteVideoHandler implements JobHandler<'delete-video'> {
-  readonly name = 'delete-video';
   private readonly logger = new Logger(DeleteVideoHandler.name);
 
   constructor(private readonly purger: VideoPurgeService) {}

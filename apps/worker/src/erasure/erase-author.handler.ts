@@ -2,12 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { ErasureWorkService, type ErasureStep } from '@app/shared/erasure/erasure-work.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { JOB_QUEUES, type JobPayloads } from '@app/shared/queue/jobs';
-import type { JobHandler } from '../jobs/job-handler';
+import { JOBS, type JobPayloads } from '@app/shared/queue/jobs';
+import type { JobHandler } from '@app/shared/queue/job-handler';
 
 @Injectable()
 export class EraseAuthorHandler implements JobHandler<'erase-author'> {
-  readonly name = 'erase-author';
   private readonly logger = new Logger(EraseAuthorHandler.name);
 
   constructor(
@@ -21,7 +20,7 @@ export class EraseAuthorHandler implements JobHandler<'erase-author'> {
   ): Promise<ErasureStep | 'handed_over'> {
     // Queued before erasures had a queue of their own (on the deletion queue): handed to its queue
     // rather than walked on a deletion slot. Its id there is the erasure's, so it runs once.
-    if (job && job.queueName !== JOB_QUEUES['erase-author']) {
+    if (job && job.queueName !== JOBS['erase-author'].queue) {
       await this.queues.ensureErasureJob(erasureId, requestId);
       this.logger.log({ erasureId, from: job.queueName }, 'erasure job handed to its queue');
       return 'handed_over';

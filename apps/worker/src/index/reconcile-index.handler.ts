@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { IndexReconciler, type ReconcileResult } from './index-reconciler.service';
-import type { SweepHandler } from '../sweeps/sweep-handler';
+import type { SweepHandler } from '@app/shared/queue/job-handler';
 import { IndexShapeService } from './index-shape.service';
 
 @Injectable()

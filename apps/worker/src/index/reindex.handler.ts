@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ReindexService, type ReindexResult } from './reindex.service';
-import type { JobHandler } from '../jobs/job-handler';
+import type { JobHandler } from '@app/shared/queue/job-handler';
 
 @Injectable()
 export class ReindexHandler implements JobHandler<'reindex'> {
-  readonly name = 'reindex';
-
   constructor(private readonly reindex: ReindexService) {}
 
   handle(): Promise<ReindexResult> {

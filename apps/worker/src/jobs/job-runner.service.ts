@@ -12,24 +12,17 @@ import { JOB_BACKOFF, JobQueues } from '@app/shared/queue/job-queues.service';
 import { jitteredBackoff } from '@app/shared/util/backoff';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import { processTraced } from '@app/shared/queue/job-trace';
-import { JOB_NAMES, JOB_QUEUES } from '@app/shared/queue/jobs';
+import { JOBS } from '@app/shared/queue/jobs';
 import { QUEUES, type QueueName } from '@app/shared/queue/queues';
-import {
-  isOverdue,
-  keepsItsSlot,
-  SWEEP_HANDLERS,
-  SWEEP_NAMES,
-  SWEEPS,
-  type Sweep,
-  type SweepHandlers,
-} from '../sweeps/sweeps';
-import { assertOneHandlerPerJob, JOB_HANDLERS, type JobHandler } from './job-handler';
 import { readyJobs } from '@app/shared/queue/ready-work';
+import { HANDLERS, SWEEP_NAMES, SWEEPS, type Handlers, type Sweep } from './registry';
+import { isOverdue, keepsItsSlot } from './schedules';
 import { checkConsumer, type ConsumerWatch } from './stuck-worker';
 
 /**
- * Runs a BullMQ worker per queue and dispatches each job to its one handler. The periodic sweeps
- * (`SWEEPS`) are job schedulers: upserting the same scheduler id from every worker keeps exactly one schedule.
+ * Runs a BullMQ worker per queue and dispatches each job to its one handler (`HANDLERS`, from the
+ * tables of registry.ts). The periodic sweeps (`SWEEPS`) are job schedulers: upserting the same
+ * scheduler id from every worker keeps exactly one schedule.
  * Each queue has slots of its own: erasures ERASURE_CONCURRENCY, every other queue WORKER_CONCURRENCY
  * per process; each webhook receiver's queue WEBHOOK_CONCURRENCY across all processes together, so
  * that adding workers never adds load on a receiver.
@@ -37,8 +30,6 @@ import { checkConsumer, type ConsumerWatch } from './stuck-worker';
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobRunner.name);
-  /** What runs a job, by its name: the handler of a job that is asked for, or a sweep's. */
-  private readonly runs: Map<string, (job: Job) => Promise<unknown>>;
   /** Each queue's consumer in this process, with what the self-check remembers of it. */
   private readonly consumers = new Map<QueueName, { worker: Worker; watch: ConsumerWatch }>();
   /** Jobs running now, with the lock token that lets this worker hand them back. */
@@ -50,27 +41,17 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly tracing: boolean;
 
   constructor(
-    @Inject(JOB_HANDLERS) handlers: JobHandler[],
-    @Inject(SWEEP_HANDLERS) sweeps: SweepHandlers,
+    @Inject(HANDLERS) private readonly handlers: Handlers,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly queues: JobQueues,
     private readonly metrics: MetricsService,
   ) {
     this.tracing = tracingOn(config);
-    assertOneHandlerPerJob(handlers, JOB_NAMES);
-    const named = SWEEP_NAMES.filter((name) => (JOB_NAMES as string[]).includes(name));
-    if (named.length > 0) throw new Error(`Sweeps named like jobs: ${named.join(', ')}`);
-    this.runs = new Map<string, (job: Job) => Promise<unknown>>([
-      ...handlers.map(
-        (handler) => [handler.name, (job: Job) => handler.handle(job.data as never, job as never)] as const,
-      ),
-      ...[...sweeps].map(([name, sweep]) => [name, () => sweep.handle()] as const),
-    ]);
   }
 
   async onApplicationBootstrap(): Promise<void> {
     const queueNames: QueueName[] = [
-      ...new Set([...Object.values(JOB_QUEUES), ...Object.values(SWEEPS).map((sweep) => sweep.queue)]),
+      ...new Set([...Object.values(JOBS), ...Object.values(SWEEPS)].map(({ queue }) => queue)),
       ...this.queues.receiverQueues().map((receiver) => receiver.name),
     ];
     // Before any consumer starts: the first deliveries already respect the cap.
@@ -214,12 +195,14 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async dispatch(job: Job, token: string | undefined): Promise<unknown> {
-    const run = this.runs.get(job.name);
-    if (!run) throw new Error(`No handler for job ${job.name}`);
+    const handler = this.handlers.get(job.name);
+    if (!handler) throw new Error(`No handler for job ${job.name}`);
     const stop = this.metrics.jobDuration.startTimer({ name: job.name });
     this.active.set(job, token);
     try {
-      const result = await processTraced(this.tracing, job, () => run(job));
+      const result = await processTraced(this.tracing, job, () =>
+        handler.handle(job.data as never, job as never),
+      );
       stop({ outcome: 'completed' });
       return result;
     } catch (error) {

@@ -4,11 +4,10 @@ import {
   TrashOperationWorkService,
   type TrashOperationStep,
 } from '@app/shared/trash/trash-operation-work.service';
-import type { JobHandler } from '../jobs/job-handler';
+import type { JobHandler } from '@app/shared/queue/job-handler';
 
 @Injectable()
 export class TrashOperationHandler implements JobHandler<'trash-operation'> {
-  readonly name = 'trash-operation';
   private readonly logger = new Logger(TrashOperationHandler.name);
 
   constructor(private readonly work: TrashOperationWorkService) {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { WebhookDeliveryService, type AttemptOutcome } from '@app/shared/events/webhook-delivery.service';
 import { MetricsService } from '@app/shared/metrics/metrics.service';
 import type { JobPayloads } from '@app/shared/queue/jobs';
-import type { JobHandler } from '../jobs/job-handler';
+import type { JobHandler } from '@app/shared/queue/job-handler';
 
 /**
  * One delivery attempt. A failed attempt fails its job, so it shows on the dashboard with the
@@ -10,8 +10,6 @@ import type { JobHandler } from '../jobs/job-handler';
  */
 @Injectable()
 export class DeliverWebhookHandler implements JobHandler<'deliver-webhook'> {
-  readonly name = 'deliver-webhook';
-
   constructor(
     private readonly deliveries: WebhookDeliveryService,
     private readonly metrics: MetricsService,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { WebhookDeliveryService } from '@app/shared/events/webhook-delivery.service';
-import type { SweepHandler } from '../sweeps/sweep-handler';
+import type { SweepHandler } from '@app/shared/queue/job-handler';
 
 /** MySQL holds every pending delivery: this sweep alone would deliver everything, even after Redis lost every job. */
 @Injectable()

@@ -11,7 +11,7 @@ import type { AppConfig } from '../config/config.schema';
 import { ErasureRepository } from '../erasure/erasure.repository';
 import { OutboxRepository } from '../events/outbox.repository';
 import { JobQueues } from '../queue/job-queues.service';
-import { JOB_QUEUES } from '../queue/jobs';
+import { JOBS } from '../queue/jobs';
 import { nextInLineReadySince } from '../queue/queue-age';
 import { startableJobs } from '../queue/ready-work';
 import { TrashOperationRepository } from '../trash/trash-operation.repository';
@@ -188,7 +188,7 @@ export class StoredMetrics implements OnApplicationBootstrap, OnModuleDestroy {
       {
         metrics: ['deletions_failing'],
         async read() {
-          deletionsFailing.set(await queues.queue(JOB_QUEUES['delete-video']).getFailedCount());
+          deletionsFailing.set(await queues.queue(JOBS['delete-video'].queue).getFailedCount());
         },
       },
       {

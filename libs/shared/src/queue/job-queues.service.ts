@@ -11,7 +11,7 @@ import {
   deletionJobId,
   erasureJobId,
   deliveryJobId,
-  JOB_QUEUES,
+  JOBS,
   syncJobId,
   trashOperationJobId,
   type JobName,
@@ -162,11 +162,11 @@ export class JobQueues implements OnApplicationShutdown {
 
   /** Where a delivery to this receiver runs: its own queue, or the shared one if it is no longer configured. */
   deliveryQueue(endpointKey: string): Queue {
-    return this.queue(this.receivers.get(endpointKey)?.name ?? JOB_QUEUES['deliver-webhook']);
+    return this.queue(this.receivers.get(endpointKey)?.name ?? JOBS['deliver-webhook'].queue);
   }
 
   async add<N extends JobName>(name: N, payload: JobPayloads[N], options: JobsOptions = {}): Promise<void> {
-    await this.send(this.queue(JOB_QUEUES[name]), name, payload, { ...ADDED_JOB_RETENTION, ...options });
+    await this.send(this.queue(JOBS[name].queue), name, payload, { ...ADDED_JOB_RETENTION, ...options });
   }
 
   /**
@@ -216,7 +216,7 @@ export class JobQueues implements OnApplicationShutdown {
     requestId?: string,
     { bulk = false }: { bulk?: boolean } = {},
   ): Promise<void> {
-    const queue = this.queue(JOB_QUEUES['delete-video']);
+    const queue = this.queue(JOBS['delete-video'].queue);
     const jobId = deletionJobId(videoId);
     const existing = await queue.getJob(jobId);
     if (existing) {
@@ -309,7 +309,7 @@ export class JobQueues implements OnApplicationShutdown {
 
   /** Drops a pending purge; an active one finds the row restored and does nothing. */
   async cancelDeletionJob(videoId: string): Promise<void> {
-    const job = await this.queue(JOB_QUEUES['delete-video']).getJob(deletionJobId(videoId));
+    const job = await this.queue(JOBS['delete-video'].queue).getJob(deletionJobId(videoId));
     if (!job) return;
     const state = await job.getState();
     if (state === 'delayed' || state === 'waiting' || state === 'failed' || state === 'completed') {

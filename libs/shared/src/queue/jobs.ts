@@ -1,41 +1,44 @@
 import { QUEUES, type QueueName } from './queues';
 
-/**
- * Every job that is asked for (by the API, the worker, the CLI), with its payload. The worker fails
- * at start unless each has exactly one handler. The worker's periodic jobs, which take no payload,
- * are one table beside their handlers (`SWEEPS`, apps/worker/src/sweeps/sweeps.ts).
- */
-export interface JobPayloads {
-  /** Permanent deletion of one video: at its purge date (delayed) or at once. */
-  'delete-video': { videoId: string; requestId?: string };
-  /** Bring one video's index document in line with its row. */
-  'sync-video': { videoId: string; requestId?: string };
-  /** Rebuild the whole index from MySQL into a new index and swap the alias. */
-  reindex: Record<string, never>;
-  /** One attempt of one webhook delivery; `attempt` is the number of attempts MySQL has recorded before it. */
-  'deliver-webhook': { deliveryId: string; attempt: number };
-  /** Work off one author erasure, a batch at a time, until every video has been moved. */
-  'erase-author': { erasureId: string; requestId?: string };
-  /** Work off one trash operation (restore all, empty), a batch at a time, until the trash it covers is done. */
-  'trash-operation': { operationId: string; requestId?: string };
+/** One job's entry in `JOBS`: its home queue; its payload is a type only (`JobPayloads`). */
+interface JobEntry<P extends object> {
+  readonly queue: QueueName;
+  readonly payload?: P;
 }
 
-export type JobName = keyof JobPayloads;
+const job = <P extends object>(queue: QueueName): JobEntry<P> => ({ queue });
 
 /**
- * Each job's home queue. `deliver-webhook` runs on its receiver's queue (`receiverQueueName`), this
- * one only for receivers no longer configured.
+ * Every job that is asked for (by the API, the worker, the CLI): its payload and its home queue.
+ * The worker's table of handlers (`JOB_HANDLERS`, apps/worker/src/jobs/registry.ts) will not
+ * compile until each has its handler. The worker's periodic jobs, which take no payload, are a
+ * table beside it (`SWEEPS`).
  */
-export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
-  'delete-video': QUEUES.deletion,
-  'sync-video': QUEUES.index,
-  reindex: QUEUES.maintenance,
-  'deliver-webhook': QUEUES.webhooks,
-  'erase-author': QUEUES.erasure,
-  'trash-operation': QUEUES.trash,
-};
+export const JOBS = {
+  /** Permanent deletion of one video: at its purge date (delayed) or at once. */
+  'delete-video': job<{ videoId: string; requestId?: string }>(QUEUES.deletion),
+  /** Bring one video's index document in line with its row. */
+  'sync-video': job<{ videoId: string; requestId?: string }>(QUEUES.index),
+  /** Rebuild the whole index from MySQL into a new index and swap the alias. */
+  reindex: job<Record<string, never>>(QUEUES.maintenance),
+  /**
+   * One attempt of one webhook delivery; `attempt` is the number of attempts MySQL has recorded
+   * before it. It runs on its receiver's queue (`receiverQueueName`), this one only for receivers
+   * no longer configured.
+   */
+  'deliver-webhook': job<{ deliveryId: string; attempt: number }>(QUEUES.webhooks),
+  /** Work off one author erasure, a batch at a time, until every video has been moved. */
+  'erase-author': job<{ erasureId: string; requestId?: string }>(QUEUES.erasure),
+  /** Work off one trash operation (restore all, empty), a batch at a time, until the trash it covers is done. */
+  'trash-operation': job<{ operationId: string; requestId?: string }>(QUEUES.trash),
+} as const;
 
-export const JOB_NAMES = Object.keys(JOB_QUEUES) as JobName[];
+export type JobName = keyof typeof JOBS;
+
+/** Each job's payload, by its name. */
+export type JobPayloads = { [N in JobName]: NonNullable<(typeof JOBS)[N]['payload']> };
+
+export const JOB_NAMES = Object.keys(JOBS) as JobName[];
 
 /** One deletion job per video: BullMQ ignores a second add with the same id. (Ids may not contain ':'.) */
 export function deletionJobId(videoId: string): string {

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ErasureWorkService } from '@app/shared/erasure/erasure-work.service';
 import { ErasureRepository } from '@app/shared/erasure/erasure.repository';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import type { SweepHandler } from './sweep-handler';
+import type { SweepHandler } from '@app/shared/queue/job-handler';
 
 export interface ErasureSweepResult {
   resumed: number;

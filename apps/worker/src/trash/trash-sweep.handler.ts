@@ -4,7 +4,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { TrashOperationRepository } from '@app/shared/trash/trash-operation.repository';
 import { DAY_MS } from '@app/shared/util/time';
-import type { SweepHandler } from './sweep-handler';
+import type { SweepHandler } from '@app/shared/queue/job-handler';
 
 export interface TrashSweepResult {
   resumed: number;

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { IndexAdmin } from '@app/shared/search/index-admin.service';
-import type { SweepHandler } from './sweep-handler';
+import type { SweepHandler } from '@app/shared/queue/job-handler';
 
 /**
  * Every `EXPUNGE_INTERVAL_MS`: the index's deleted documents dropped from its segments, so that

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import { eachLimited } from '@app/shared/util/each-limited';
-import type { SweepHandler } from './sweep-handler';
+import type { SweepHandler } from '@app/shared/queue/job-handler';
 
 /**
  * Jobs checked at once: each check is a few Redis round trips, and an emptied trash of 100,000

@@ -4,7 +4,7 @@ import type { AppConfig } from '@app/shared/config/config.schema';
 import { StorageCleaner } from '@app/shared/storage/storage-cleaner';
 import { mediaPrefix, StorageService } from '@app/shared/storage/storage.service';
 import { VideoRepository } from '@app/shared/video/video.repository';
-import type { SweepHandler } from './sweep-handler';
+import type { SweepHandler } from '@app/shared/queue/job-handler';
 
 /** Deletes media whose video no longer exists: whatever slipped past a deletion is found here. */
 @Injectable()

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OutboxRetentionService, type PruneResult } from '@app/shared/events/outbox-retention.service';
-import type { SweepHandler } from './sweep-handler';
+import type { SweepHandler } from '@app/shared/queue/job-handler';
 
 /**
  * The outbox's retention, every `OUTBOX_PRUNE_INTERVAL_MS`: a run stops after its time budget and
