@@ -22,7 +22,7 @@ import {
   searchQuerySchema,
   suggestionsSchema,
   suggestQuerySchema,
-} from './search/search-query.schema';
+} from './search/http/search-query.schema';
 import {
   trashOperationAcceptedSchema,
   trashOperationIdParamsSchema,

@@ -1,8 +1,8 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { ZodValidationPipe } from '../../common/zod-validation.pipe';
 import type { Actor } from '@app/shared/video/video-lifecycle';
-import { CurrentUser } from '../auth/current-user.decorator';
-import { RequestCost } from '../auth/request-cost';
+import { CurrentUser } from '../../auth/current-user.decorator';
+import { RequestCost } from '../../auth/request-cost';
 import {
   searchCost,
   searchQuerySchema,
