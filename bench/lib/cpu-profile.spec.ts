@@ -12,8 +12,8 @@ describe('partOf', () => {
   it('names a package, a file of the project, a module of Node and native code', () => {
     expect(partOf(frame('f', 'file:///w/node_modules/@nestjs/core/router/x.js'))).toBe('@nestjs/core');
     expect(partOf(frame('f', 'file:///w/node_modules/undici/lib/x.js'))).toBe('undici');
-    expect(partOf(frame('f', 'file:///w/dist/apps/api/src/search/active-videos.js'))).toBe(
-      'apps/api/src/search/active-videos',
+    expect(partOf(frame('f', 'file:///w/dist/apps/api/src/search/active/active-videos.js'))).toBe(
+      'apps/api/src/search/active/active-videos',
     );
     expect(partOf(frame('f', 'node:internal/streams/readable'))).toBe('node:internal/streams/readable');
     expect(partOf(frame('writev'))).toBe('native writev');

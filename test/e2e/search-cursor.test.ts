@@ -1,5 +1,5 @@
 import type { ProblemBody } from '@app/shared/http/problem';
-import type { SearchPage as Page } from '@app/api/search/search-query.schema';
+import type { SearchPage as Page } from '@app/api/search/http/search-query.schema';
 import { sampleValue } from '../support/observability';
 import { waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';

@@ -1,5 +1,5 @@
 import type { ProblemBody } from '@app/shared/http/problem';
-import type { SearchPage as Page } from '@app/api/search/search-query.schema';
+import type { SearchPage as Page } from '@app/api/search/http/search-query.schema';
 import { seedVideos } from '../support/seed';
 import { searcher, startSystem, token, type System } from '../support/system';
 import { openTestContext, type TestContext } from '../support/test-context';

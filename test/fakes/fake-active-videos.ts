@@ -1,4 +1,4 @@
-import { ActiveVideos } from '@app/api/search/active-videos';
+import { ActiveVideos } from '@app/api/search/active/active-videos';
 import type { MetricsService } from '@app/shared/metrics/metrics.service';
 import type { JobQueues } from '@app/shared/queue/job-queues.service';
 import type { VideoChangeFeed } from '@app/shared/video/video-change-feed';

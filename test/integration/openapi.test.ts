@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { mountApiDocs } from '@app/api/api-docs';
 import { AppModule } from '@app/api/app.module';
-import { API_ROUTES } from '@app/api/openapi';
+import { API_ROUTES, apiDocument } from '@app/api/openapi';
 import { describeProblems, redoclyLint } from '../support/redocly';
 
 interface Operation {
@@ -46,7 +46,7 @@ describe('OpenAPI document', () => {
           if (method !== 'HEAD') served.push(`${method.toLowerCase()} ${route.url}`);
         }
       });
-    await mountApiDocs(app);
+    await mountApiDocs(app, apiDocument());
     await app.init();
     const response = await app.inject({ method: 'GET', url: '/docs-json' });
     expect(response.statusCode).toBe(200);

@@ -1,7 +1,7 @@
 import { createRedisClient, type RedisClient } from '@app/shared/redis/redis';
 import { ProblemException } from '@app/shared/http/problem';
 import { RedisScripts } from '@app/shared/redis/redis-scripts';
-import { PointInTimeLeases, REAPER_MARGIN_MS } from '@app/api/search/point-in-time-leases';
+import { PointInTimeLeases, REAPER_MARGIN_MS } from '@app/api/search/walks/point-in-time-leases';
 import { freePort } from '../support/processes';
 import { startOwnRedisCluster } from '../support/redis-cluster';
 import { startOwnRedis } from '../support/redis-server';

@@ -7,6 +7,7 @@ import { mountQueueDashboard } from './admin/queue-dashboard';
 import { refuseUnauthenticated } from './auth/authenticate';
 import { mountApiDocs } from './api-docs';
 import { AppModule } from './app.module';
+import { apiDocument } from './openapi';
 import { serveMetricsPort } from './metrics-port';
 
 async function bootstrap(): Promise<void> {
@@ -15,7 +16,7 @@ async function bootstrap(): Promise<void> {
   assertAuthConfigured(config);
   const app = await createHttpApp(AppModule, config, { logRequests: true, refuseUnauthenticated });
   await mountQueueDashboard(app, config);
-  await mountApiDocs(app);
+  await mountApiDocs(app, apiDocument());
   // Before the public port: its close hook must be added before that server starts.
   await serveMetricsPort(app, config.METRICS_PORT, config.INTERNAL_HOST);
   await listen(app, config.PORT, 'API');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { NamedSchema, RouteDoc, RouteResponse } from '@app/shared/http/route-doc';
 
 /** An RFC 9457 problem, as every error leaves the API. */
 export const problemSchema = z.object({
@@ -11,41 +12,6 @@ export const problemSchema = z.object({
     .optional()
     .meta({ description: 'one entry per bad parameter (400 only)' }),
 });
-
-/** A JSON body, listed once under `components.schemas` by this name, so clients get a named type. */
-export interface NamedSchema {
-  name: string;
-  schema: z.ZodType;
-}
-
-export interface RouteResponse {
-  description: string;
-  /** An `application/json` body. */
-  json?: NamedSchema;
-  /** An `application/problem+json` body (next to `json` when the status can carry either). */
-  problem?: boolean;
-  /** A text body of this media type (metrics, HTML). */
-  text?: string;
-  headers?: Record<string, string>;
-}
-
-/** How a route is authorized: the API's bearer token, nothing, or its own alternatives. */
-export type RouteSecurity = 'bearer' | 'public' | Record<string, string[]>[];
-
-/** One route as OpenAPI describes it, built from the same zod schemas that validate its input. */
-export interface RouteDoc {
-  method: 'get' | 'post' | 'delete';
-  /** Express-style path: `/api/videos/:id`. */
-  path: string;
-  operationId: string;
-  summary: string;
-  description: string;
-  tag: string;
-  security: RouteSecurity;
-  params?: z.ZodObject;
-  query?: z.ZodObject;
-  responses: Record<number, RouteResponse>;
-}
 
 /**
  * A request the service sends rather than serves (an OpenAPI 3.1 webhook): what a receiver gets

@@ -1,7 +1,8 @@
-import { Controller, Delete, Get, HttpCode, Res } from '@nestjs/common';
+import { Controller, HttpCode, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { ErasureEntity } from '@app/shared/erasure/erasure.entity';
 import { ErasureService } from '@app/shared/erasure/erasure.service';
+import { json, problem, Route, unavailable } from '@app/shared/http/route-doc';
 import { ValidatedInput } from '../common/zod-validation.pipe';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
@@ -10,7 +11,9 @@ import { AUTHOR_FORBIDDEN, settled } from '../common/outcome';
 import { RequestId } from '../common/request-id.decorator';
 import {
   authorParamsSchema,
+  erasureAcceptedSchema,
   erasureIdParamsSchema,
+  erasureSchema,
   eraseQuerySchema,
   type AuthorParams,
   type EraseQuery,
@@ -19,7 +22,7 @@ import {
   type ErasureDryRun,
   type ErasureIdParams,
 } from './erasure.schema';
-import type { ErasureNothing } from './erasure-count.schema';
+import { erasureCountSchema, type ErasureNothing } from './erasure-count.schema';
 
 const messages = { notFound: 'No such erasure.', forbidden: AUTHOR_FORBIDDEN };
 
@@ -32,7 +35,38 @@ export class ErasureController {
    * 202 with the erasure (new, or the one already under way); a dry run, or an author with nothing
    * to erase, is 200 and changes nothing.
    */
-  @Delete('authors/:authorId/videos')
+  @Route({
+    method: 'delete',
+    path: 'authors/:authorId/videos',
+    operationId: 'eraseAuthorVideos',
+    tag: 'erasure',
+    summary: "Erase an author's videos",
+    description:
+      'Every video of the author (right to erasure): soft-deleted with `retentionDays` (the default retention if ' +
+      'absent), or with `permanent=true` deleted at once. Answers 202 at once; the worker moves the videos in ' +
+      'batches, through restarts and Redis loss. While one erasure of the author is unfinished, asking again ' +
+      'answers that one. `dryRun=true` answers 200 with the count and changes nothing; so does an author with no ' +
+      'video to erase and no erasure under way (`{ "videos": 0 }`). The author themself or an admin only ' +
+      '(docs/contract.md §10.2).',
+    security: 'bearer',
+    params: authorParamsSchema,
+    query: eraseQuerySchema,
+    responses: {
+      200: {
+        description:
+          'nothing changed: a dry run, with how many videos it would act on (`dryRun: true`); or no video ' +
+          'to erase (`videos: 0`, no `dryRun`), nothing written',
+        json: json('ErasureCount', erasureCountSchema),
+      },
+      202: {
+        description: 'the erasure, new or already under way; follow it with getErasure',
+        json: json('ErasureAccepted', erasureAcceptedSchema),
+      },
+      400: problem('invalid authorId or retentionDays'),
+      403: problem('not the author and not an admin'),
+      503: unavailable('The database'),
+    },
+  })
   @HttpCode(202)
   async erase(
     @ValidatedInput({ params: authorParamsSchema, query: eraseQuerySchema })
@@ -55,7 +89,25 @@ export class ErasureController {
     return { erasureId: answer.erasure.id, videos: answer.erasure.total, state: answer.erasure.state };
   }
 
-  @Get('erasures/:erasureId')
+  @Route({
+    method: 'get',
+    path: 'erasures/:erasureId',
+    operationId: 'getErasure',
+    tag: 'erasure',
+    summary: 'Follow an erasure',
+    description:
+      'Its mode, progress (`done` of `total`, exact: committed with each batch), state and completion time. ' +
+      'The author or an admin only (docs/contract.md §10.2).',
+    security: 'bearer',
+    params: erasureIdParamsSchema,
+    responses: {
+      200: { description: 'the erasure', json: json('Erasure', erasureSchema) },
+      400: problem('invalid erasureId'),
+      403: problem('not the author and not an admin'),
+      404: problem('no such erasure'),
+      503: unavailable('The database'),
+    },
+  })
   async read(
     @ValidatedInput({ params: erasureIdParamsSchema }) { params }: { params: ErasureIdParams },
     @CurrentUser() user: AuthenticatedUser,

@@ -3,14 +3,14 @@ import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
 import { RedisScripts } from '@app/shared/redis/redis-scripts';
-import { ActiveVideos } from './active-videos';
-import { CursorWalks } from './cursor-walks';
+import { ActiveVideos } from './active/active-videos';
+import { CursorWalks } from './walks/cursor-walks';
 import { IndexReads } from './engine/index-reads';
 import { CURSOR_TTL_MS, SearchEngine } from './engine/search-engine';
-import { PointInTimeLeases } from './point-in-time-leases';
-import { PointInTimeMetrics } from './point-in-time-metrics';
-import { SearchController } from './search.controller';
-import { VideoSearchService } from './video-search.service';
+import { PointInTimeLeases } from './walks/point-in-time-leases';
+import { PointInTimeMetrics } from './walks/point-in-time-metrics';
+import { SearchController } from './http/search.controller';
+import { VideoSearchService } from './http/video-search.service';
 
 @Module({
   imports: [MetricsModule],

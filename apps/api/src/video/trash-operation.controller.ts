@@ -1,4 +1,5 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
+import { json, problem, Route, unavailable } from '@app/shared/http/route-doc';
 import { ValidatedInput } from '../common/zod-validation.pipe';
 import type { TrashOperationEntity } from '@app/shared/trash/trash-operation.entity';
 import { TrashOperationService } from '@app/shared/trash/trash-operation.service';
@@ -8,6 +9,7 @@ import { operationProgress } from '../common/operation-progress';
 import { AUTHOR_FORBIDDEN, settled } from '../common/outcome';
 import {
   trashOperationIdParamsSchema,
+  trashOperationSchema,
   type TrashOperationBody,
   type TrashOperationIdParams,
 } from './trash.schema';
@@ -17,7 +19,26 @@ import {
 export class TrashOperationController {
   constructor(private readonly operations: TrashOperationService) {}
 
-  @Get(':operationId')
+  @Route({
+    method: 'get',
+    path: ':operationId',
+    operationId: 'getTrashOperation',
+    tag: 'trash',
+    summary: 'Follow a trash operation',
+    description:
+      'Its kind, progress (`done` of `total`, exact: committed with each batch), state and completion time. ' +
+      'The trash owner or an admin only; kept `TRASH_OPERATION_RETENTION_DAYS` after its completion ' +
+      '(docs/contract.md §10.1).',
+    security: 'bearer',
+    params: trashOperationIdParamsSchema,
+    responses: {
+      200: { description: 'the operation', json: json('TrashOperation', trashOperationSchema) },
+      400: problem('invalid operationId'),
+      403: problem('not the trash owner and not an admin'),
+      404: problem('no such trash operation (or past its retention)'),
+      503: unavailable('The database'),
+    },
+  })
   async read(
     @ValidatedInput({ params: trashOperationIdParamsSchema }) { params }: { params: TrashOperationIdParams },
     @CurrentUser() user: AuthenticatedUser,

@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Controller, HttpCode, Query } from '@nestjs/common';
+import { json, problem, Route, unavailable, type RouteDoc } from '@app/shared/http/route-doc';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import type { TrashOperationKind } from '@app/shared/trash/trash-operation.entity';
 import { TrashOperationService } from '@app/shared/trash/trash-operation.service';
@@ -8,13 +9,26 @@ import { CurrentUser } from '../auth/current-user.decorator';
 import { RequestId } from '../common/request-id.decorator';
 import { AUTHOR_FORBIDDEN, settled } from '../common/outcome';
 import {
+  trashOperationAcceptedSchema,
   trashOwnerQuerySchema,
+  trashPageSchema,
   trashQuerySchema,
   type TrashOperationAccepted,
   type TrashOwnerQuery,
   type TrashPage,
   type TrashQuery,
 } from './trash.schema';
+
+/** What restoring or emptying a trash answers: the operation, at once. */
+const TRASH_OPERATION_ANSWERS: RouteDoc['responses'] = {
+  202: {
+    description: 'the operation, new or already running; follow it with getTrashOperation',
+    json: json('TrashOperationAccepted', trashOperationAcceptedSchema),
+  },
+  400: problem('invalid authorId'),
+  403: problem("another author's trash, and not an admin"),
+  503: unavailable('The database'),
+};
 
 const ownTrashOnly = <T>(result: TrashResult<T>) =>
   settled(result, { notFound: 'No such trash.', forbidden: AUTHOR_FORBIDDEN });
@@ -27,7 +41,24 @@ export class TrashController {
     private readonly operations: TrashOperationService,
   ) {}
 
-  @Get()
+  @Route({
+    method: 'get',
+    path: '',
+    operationId: 'listTrash',
+    tag: 'trash',
+    summary: "List the caller's trash",
+    description:
+      "The caller's soft-deleted videos, most recently deleted first, with when each was deleted and when " +
+      "it will be purged; admins may name another author's trash (docs/contract.md §10.1).",
+    security: 'bearer',
+    query: trashQuerySchema,
+    responses: {
+      200: { description: 'a page of the trash', json: json('TrashPage', trashPageSchema) },
+      400: problem('invalid parameters: each is named in `errors`'),
+      403: problem("another author's trash, and not an admin"),
+      503: unavailable('The database'),
+    },
+  })
   async list(
     @Query(new ZodValidationPipe(trashQuerySchema)) query: TrashQuery,
     @CurrentUser() user: AuthenticatedUser,
@@ -48,7 +79,21 @@ export class TrashController {
   }
 
   /** 202 with the operation (new, or the one already running for this trash). */
-  @Post('restore')
+  @Route({
+    method: 'post',
+    path: 'restore',
+    operationId: 'restoreTrash',
+    tag: 'trash',
+    summary: 'Restore every video in the trash',
+    description:
+      'Every video in the trash when asked becomes active and searchable again, its purge cancelled. Answers ' +
+      '202 at once; the worker moves the videos in batches, through restarts and Redis loss. While a trash ' +
+      'operation of the same trash runs (a restore or an empty), asking again answers that one ' +
+      '(docs/contract.md §10.1).',
+    security: 'bearer',
+    query: trashOwnerQuerySchema,
+    responses: TRASH_OPERATION_ANSWERS,
+  })
   @HttpCode(202)
   restore(
     @Query(new ZodValidationPipe(trashOwnerQuerySchema)) query: TrashOwnerQuery,
@@ -59,7 +104,22 @@ export class TrashController {
   }
 
   /** 202 with the operation (new, or the one already running for this trash). */
-  @Delete()
+  @Route({
+    method: 'delete',
+    path: '',
+    operationId: 'emptyTrash',
+    tag: 'trash',
+    summary: 'Empty the trash',
+    description:
+      'Permanently deletes every video in the trash when asked, as `DELETE /api/videos/{id}?permanent=true` ' +
+      'would: the worker starts each deletion in batches (each video hidden, then its media, index document ' +
+      'and row removed by its deletion job). Answers 202 at once; survives restarts and Redis loss. While a ' +
+      'trash operation of the same trash runs (a restore or an empty), asking again answers that one ' +
+      '(docs/contract.md §10.1).',
+    security: 'bearer',
+    query: trashOwnerQuerySchema,
+    responses: TRASH_OPERATION_ANSWERS,
+  })
   @HttpCode(202)
   empty(
     @Query(new ZodValidationPipe(trashOwnerQuerySchema)) query: TrashOwnerQuery,

@@ -1,10 +1,14 @@
-import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, HttpCode } from '@nestjs/common';
+import { json, problem, Route, unavailable } from '@app/shared/http/route-doc';
 import { ValidatedInput } from '../common/zod-validation.pipe';
 import type { Actor as AuthenticatedUser } from '@app/shared/video/video-lifecycle';
 import { CurrentUser } from '../auth/current-user.decorator';
 import { RequestId } from '../common/request-id.decorator';
 import {
   deleteQuerySchema,
+  deleteResponseSchema,
+  deletionReceiptSchema,
+  restoreResponseSchema,
   videoIdParamsSchema,
   type DeleteQuery,
   type DeleteResponse,
@@ -18,7 +22,29 @@ import { VideoCommandService } from './video-command.service';
 export class VideoController {
   constructor(private readonly commands: VideoCommandService) {}
 
-  @Delete(':id')
+  @Route({
+    method: 'delete',
+    path: ':id',
+    operationId: 'deleteVideo',
+    tag: 'videos',
+    summary: 'Delete a video',
+    description:
+      'Soft delete: the video leaves search at once and is purged after `retentionDays` (30 by default) ' +
+      'unless restored; `permanent=true` purges it now. Only its author or an admin may (docs/contract.md §6).',
+    security: 'bearer',
+    params: videoIdParamsSchema,
+    query: deleteQuerySchema,
+    responses: {
+      200: {
+        description: 'soft-deleted (with dates) or deleted',
+        json: json('VideoDeletion', deleteResponseSchema),
+      },
+      400: problem('invalid id or retentionDays'),
+      403: problem('not the author and not an admin'),
+      404: problem('no such video, or it is deleted or being deleted'),
+      503: unavailable('The database'),
+    },
+  })
   @HttpCode(200)
   delete(
     @ValidatedInput({ params: videoIdParamsSchema, query: deleteQuerySchema })
@@ -29,7 +55,25 @@ export class VideoController {
     return this.commands.delete(params.id, query, user, requestId);
   }
 
-  @Post(':id/restore')
+  @Route({
+    method: 'post',
+    path: ':id/restore',
+    operationId: 'restoreVideo',
+    tag: 'videos',
+    summary: 'Restore a soft-deleted video',
+    description:
+      'Undoes a soft delete before its purge: the video is active and searchable again. ' +
+      'Only its author or an admin may (docs/contract.md §8).',
+    security: 'bearer',
+    params: videoIdParamsSchema,
+    responses: {
+      200: { description: 'the video is active', json: json('VideoRestoration', restoreResponseSchema) },
+      400: problem('invalid id'),
+      403: problem('not the author and not an admin'),
+      404: problem('no such video, or it is deleted or being deleted'),
+      503: unavailable('The database'),
+    },
+  })
   @HttpCode(200)
   restore(
     @ValidatedInput({ params: videoIdParamsSchema }) { params }: { params: VideoIdParams },
@@ -39,7 +83,26 @@ export class VideoController {
     return this.commands.restore(params.id, user, requestId);
   }
 
-  @Get(':id/deletion')
+  @Route({
+    method: 'get',
+    path: ':id/deletion',
+    operationId: 'getVideoDeletion',
+    tag: 'videos',
+    summary: "A video's deletion receipt",
+    description:
+      'Where the deletion of a video stands: soft-deleted, being deleted, or deleted, with who asked, why, ' +
+      'when it finished and how many media objects were removed. Keeps answering after the video is gone, ' +
+      'from its audit record. Only its author or an admin may (docs/contract.md §10.3).',
+    security: 'bearer',
+    params: videoIdParamsSchema,
+    responses: {
+      200: { description: 'the receipt', json: json('DeletionReceipt', deletionReceiptSchema) },
+      400: problem('invalid id'),
+      403: problem('not the author and not an admin'),
+      404: problem('no such video, or it is active (nothing to show)'),
+      503: unavailable('The database'),
+    },
+  })
   receipt(
     @ValidatedInput({ params: videoIdParamsSchema }) { params }: { params: VideoIdParams },
     @CurrentUser() user: AuthenticatedUser,

@@ -1,4 +1,4 @@
-import { Controller, Get, Logger, Res, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Logger, Res, ServiceUnavailableException } from '@nestjs/common';
 import {
   HealthCheck,
   HealthCheckService,
@@ -9,10 +9,12 @@ import {
 } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { PublicRoute } from '../http/public-route';
+import { json, Route } from '../http/route-doc';
 import { RedisHealth } from '../redis/redis-health';
 import { IndexAdmin, OutdatedIndexDefinition } from '../search/index-admin.service';
 import { StorageService } from '../storage/storage.service';
 import { withTimeout } from '../util/with-timeout';
+import { livenessSchema, readinessSchema } from './health.schema';
 
 /** The answer of `/health/ready`: whether the process serves, and each backing service's state. */
 export interface Readiness {
@@ -63,12 +65,37 @@ export class HealthController {
     private readonly storage: StorageService,
   ) {}
 
-  @Get('live')
+  @Route({
+    method: 'get',
+    path: 'live',
+    operationId: 'getLiveness',
+    tag: 'operations',
+    summary: 'Liveness',
+    description: 'The process runs; no dependency is checked.',
+    security: 'public',
+    responses: { 200: { description: 'alive', json: json('Liveness', livenessSchema) } },
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
-  @Get('ready')
+  @Route({
+    method: 'get',
+    path: 'ready',
+    operationId: 'getReadiness',
+    tag: 'operations',
+    summary: 'Readiness',
+    description: 'MySQL, Redis, Elasticsearch and S3 all answer; a 503 names each as up or down.',
+    security: 'public',
+    responses: {
+      200: { description: 'ready', json: json('Readiness', readinessSchema) },
+      503: {
+        description: 'a dependency is down (named in details)',
+        json: json('Readiness', readinessSchema),
+        headers: { 'Retry-After': 'seconds' },
+      },
+    },
+  })
   @HealthCheck()
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness> {
     let result: HealthCheckResult;

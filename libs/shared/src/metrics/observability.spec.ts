@@ -16,8 +16,8 @@ import {
   runbookTarget,
   type MetricType,
 } from '@test/support/observability';
-import type { PointInTimeLeases } from '@app/api/search/point-in-time-leases';
-import { PointInTimeMetrics } from '@app/api/search/point-in-time-metrics';
+import type { PointInTimeLeases } from '@app/api/search/walks/point-in-time-leases';
+import { PointInTimeMetrics } from '@app/api/search/walks/point-in-time-metrics';
 import type { AppConfig } from '../config/config.schema';
 import type { ErasureRepository } from '../erasure/erasure.repository';
 import type { OutboxRepository } from '../events/outbox.repository';

@@ -62,7 +62,7 @@ type PendingData = { [PENDING]?: Set<string> };
 
 /**
  * The feed of committed changes to videos: what lets a reader keep a copy of video rows (the
- * API's search heads, apps/api/src/search/active-videos.ts) without asking MySQL each time, and
+ * API's search heads, apps/api/src/search/active/active-videos.ts) without asking MySQL each time, and
  * still never show a row that has changed since.
  *
  * Every repository write that changes what a search shows calls `changed` with the ids it wrote.

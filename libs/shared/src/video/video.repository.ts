@@ -194,7 +194,7 @@ export class VideoRepository {
 
   /**
    * What a search shows of the active videos among `ids`. Searches run this for the hits they hold
-   * no copy of (apps/api/src/search/active-videos.ts), so it goes straight to mysql2's pool as a
+   * no copy of (apps/api/src/search/active/active-videos.ts), so it goes straight to mysql2's pool as a
    * prepared statement, without TypeORM's query runner: less CPU in both the API and MySQL. The id
    * list is padded (with its last id) to a multiple of 10, so each connection keeps at most ten
    * statements for pages of up to 100, however many sizes it serves: MySQL caps prepared statements

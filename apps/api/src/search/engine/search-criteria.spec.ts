@@ -1,4 +1,4 @@
-import { fingerprint } from '../search-cursor';
+import { fingerprint } from '../walks/search-cursor';
 import { BOUND_PARAMETERS, CURSOR_BINDING, type SearchCriteria } from './search-criteria';
 
 /**

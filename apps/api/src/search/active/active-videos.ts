@@ -6,7 +6,7 @@ import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { after, VideoChangeFeed, type Change } from '@app/shared/video/video-change-feed';
 import { withTimeout } from '@app/shared/util/with-timeout';
 import { VideoRepository, type VideoSummary } from '@app/shared/video/video.repository';
-import { ItemHeadCache, renderItemHead, type ItemHead } from './search-page.renderer';
+import { ItemHeadCache, renderItemHead, type ItemHead } from './item-heads';
 
 /**
  * How long a copy read from MySQL is shown without asking MySQL again. The change feed drops a

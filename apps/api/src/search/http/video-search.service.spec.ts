@@ -2,12 +2,12 @@ import { parseDateBound } from '@app/shared/search/search-params';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import type { VideoSummary } from '@app/shared/video/video.repository';
 import { activeVideosOver, videoSummary } from '@test/fakes/fake-active-videos';
-import type { CursorWalks } from './cursor-walks';
-import type { Ranking } from './engine/search-answers';
-import type { SearchCriteria } from './engine/search-criteria';
-import type { SearchEngine } from './engine/search-engine';
-import { callerId } from '../auth/caller-id';
-import type { CursorPosition } from './search-cursor';
+import type { CursorWalks } from '../walks/cursor-walks';
+import type { Ranking } from '../engine/search-answers';
+import type { SearchCriteria } from '../engine/search-criteria';
+import type { SearchEngine } from '../engine/search-engine';
+import { callerId } from '../../auth/caller-id';
+import type { CursorPosition } from '../walks/search-cursor';
 import type { SearchQuery } from './search-query.schema';
 import { VideoSearchService } from './video-search.service';
 

@@ -1,8 +1,8 @@
 import { ProblemException } from '@app/shared/http/problem';
 import { CursorWalks } from './cursor-walks';
-import type { Ranking } from './engine/search-answers';
-import type { SearchCriteria } from './engine/search-criteria';
-import { LostPointInTime, type SearchEngine } from './engine/search-engine';
+import type { Ranking } from '../engine/search-answers';
+import type { SearchCriteria } from '../engine/search-criteria';
+import { LostPointInTime, type SearchEngine } from '../engine/search-engine';
 import type { Lease, PointInTimeLeases } from './point-in-time-leases';
 import type { CursorPosition } from './search-cursor';
 

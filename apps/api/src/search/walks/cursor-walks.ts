@@ -1,7 +1,7 @@
 import { ProblemException } from '@app/shared/http/problem';
-import type { Ranking } from './engine/search-answers';
-import type { SearchCriteria } from './engine/search-criteria';
-import { LostPointInTime, type SearchEngine } from './engine/search-engine';
+import type { Ranking } from '../engine/search-answers';
+import type { SearchCriteria } from '../engine/search-criteria';
+import { LostPointInTime, type SearchEngine } from '../engine/search-engine';
 import type { CursorPosition } from './search-cursor';
 import type { PointInTimeLeases } from './point-in-time-leases';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ProblemException } from '@app/shared/http/problem';
-import { viewOf } from './engine/search-answers';
-import type { SearchCriteria } from './engine/search-criteria';
+import { viewOf } from '../engine/search-answers';
+import type { SearchCriteria } from '../engine/search-criteria';
 import { fingerprint, newWalk, SearchCursors, type CursorPosition } from './search-cursor';
 
 const criteria: SearchCriteria = { q: 'pandas dataframe', sort: 'relevance' };

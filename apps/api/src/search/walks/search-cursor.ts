@@ -9,8 +9,8 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { ProblemException } from '@app/shared/http/problem';
-import type { RankPosition } from './engine/search-answers';
-import { BOUND_PARAMETERS, boundValues, type SearchCriteria } from './engine/search-criteria';
+import type { RankPosition } from '../engine/search-answers';
+import { BOUND_PARAMETERS, boundValues, type SearchCriteria } from '../engine/search-criteria';
 
 /** Where a walk through a search's results stands: what the page after the last one shown needs. */
 export interface CursorPosition extends RankPosition {

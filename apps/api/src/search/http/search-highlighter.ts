@@ -1,5 +1,5 @@
 import { foldedWords, foldWord, QUERY_WORD, stemWord } from '@app/shared/search/search-text';
-import { MIN_PREFIX_LETTERS } from './engine/search-query.builder';
+import { MIN_PREFIX_LETTERS } from '../engine/search-query.builder';
 
 /** Where a search item's text matched, as HTML-safe fragments (docs/contract.md §7.1). */
 export interface Highlights {

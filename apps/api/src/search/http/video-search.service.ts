@@ -2,14 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { criteriaOf, type SearchQuery, type SuggestQuery } from './search-query.schema';
-import { CursorWalks } from './cursor-walks';
-import type { Ranking } from './engine/search-answers';
-import { CURSOR_TTL_MS, SearchEngine } from './engine/search-engine';
-import { callerId } from '../auth/caller-id';
-import { fingerprint, newWalk, SearchCursors } from './search-cursor';
-import { ActiveVideos } from './active-videos';
+import { CursorWalks } from '../walks/cursor-walks';
+import type { Ranking } from '../engine/search-answers';
+import { CURSOR_TTL_MS, SearchEngine } from '../engine/search-engine';
+import { callerId } from '../../auth/caller-id';
+import { fingerprint, newWalk, SearchCursors } from '../walks/search-cursor';
+import { ActiveVideos } from '../active/active-videos';
+import type { ItemHead } from '../active/item-heads';
 import { Highlighter, type Highlights } from './search-highlighter';
-import { renderSearchPage, type ItemHead, type RenderedItem } from './search-page.renderer';
+import { renderSearchPage, type RenderedItem } from './search-page.renderer';
 
 @Injectable()
 export class VideoSearchService {

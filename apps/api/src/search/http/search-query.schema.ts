@@ -12,14 +12,14 @@ import {
   flag,
   integerWire,
   pagingFields,
-} from '../common/query-params';
+} from '../../common/query-params';
 import {
   FACET_SIZE,
   SEARCH_FACETS,
   SEARCH_SORTS,
   type SearchCriteria,
   type SearchFacet,
-} from './engine/search-criteria';
+} from '../engine/search-criteria';
 import { FRAGMENT_LENGTH, MAX_FRAGMENTS } from './search-highlighter';
 
 const dateBound = (name: 'dateFrom' | 'dateTo') =>

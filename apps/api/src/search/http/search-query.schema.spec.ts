@@ -1,5 +1,5 @@
 import { ProblemException, type ProblemBody } from '@app/shared/http/problem';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { ZodValidationPipe } from '../../common/zod-validation.pipe';
 import fc from 'fast-check';
 import { searchCost, searchQuerySchema } from './search-query.schema';
 
