@@ -1,4 +1,4 @@
-import type { Readiness } from '@app/shared/health/health.controller';
+import type { Readiness } from '@app/shared/health/health.schema';
 import { waitFor } from '../support/processes';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { call, startSystem, token, type System } from '../support/system';

@@ -14,17 +14,7 @@ import { RedisHealth } from '../redis/redis-health';
 import { IndexAdmin, OutdatedIndexDefinition } from '../search/index-admin.service';
 import { StorageService } from '../storage/storage.service';
 import { withTimeout } from '../util/with-timeout';
-import { livenessSchema, readinessSchema } from './health.schema';
-
-/** The answer of `/health/ready`: whether the process serves, and each backing service's state. */
-export interface Readiness {
-  /**
-   * `ok`: every service up; `degraded`: serving, and the routes that need a service that is down
-   * answer 503 with `Retry-After`; `unavailable`: not serving (the answer is a 503).
-   */
-  status: 'ok' | 'degraded' | 'unavailable';
-  details: Record<string, { status: string; reason?: string }>;
-}
+import { livenessSchema, readinessSchema, type Readiness } from './health.schema';
 
 /** Each check's bound, below the readiness probe's timeout: a hung service is reported, not waited for. */
 const CHECK_TIMEOUT_MS = 3_000;
@@ -37,7 +27,8 @@ function statusesOnly(results: Partial<HealthIndicatorResult>): Readiness['detai
   return Object.fromEntries(
     Object.entries(results).map(([key, result]) => {
       const reason = (result as { reason?: unknown }).reason;
-      return [key, { status: result!.status, ...(typeof reason === 'string' ? { reason } : {}) }];
+      const status = result!.status === 'up' ? 'up' : 'down';
+      return [key, { status, ...(typeof reason === 'string' ? { reason } : {}) }];
     }),
   );
 }
@@ -85,12 +76,19 @@ export class HealthController {
     operationId: 'getReadiness',
     tag: 'operations',
     summary: 'Readiness',
-    description: 'MySQL, Redis, Elasticsearch and S3 all answer; a 503 names each as up or down.',
+    description:
+      'Whether this process serves, and the state of MySQL, Redis, Elasticsearch and S3. A service that is ' +
+      'down keeps the process ready (`degraded`): only the routes that need it answer 503. A 503 here means ' +
+      'the process does not serve: its index is of an older definition (this answer), or it is draining (a ' +
+      'problem document, as on every route).',
     security: 'public',
     responses: {
-      200: { description: 'ready', json: json('Readiness', readinessSchema) },
+      200: {
+        description: 'serving, every service up or some down',
+        json: json('Readiness', readinessSchema),
+      },
       503: {
-        description: 'a dependency is down (named in details)',
+        description: 'not serving (the reason in details)',
         json: json('Readiness', readinessSchema),
         headers: { 'Retry-After': 'seconds' },
       },
