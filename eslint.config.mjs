@@ -11,7 +11,7 @@ import prettier from 'eslint-config-prettier';
  */
 const SHARED_LAYERS = [
   ['util'],
-  ['ids', 'net', 'redis', 'auth'],
+  ['ids', 'net', 'redis', 'auth', 'language'],
   ['config'],
   ['logging', 'telemetry', 'database', 'queue', 'storage', 'search', 'http'],
   ['events'],

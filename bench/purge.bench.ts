@@ -56,6 +56,7 @@ async function dueVideos(
     speakers: [],
     event: null,
     publishedAt: new Date(),
+    language: 'eng',
   }));
   const ids = contents.map((c) => c.id);
   await context.videos.upsertContent(contents);

@@ -19,6 +19,7 @@ interface Row {
   speakers: string | string[];
   event: string | null;
   published_at: Date | null;
+  language: string;
 }
 
 /** MariaDB returns JSON columns as text, MySQL as parsed values. */
@@ -37,7 +38,9 @@ async function main(): Promise<void> {
   const connection = createConnection({ uri: config.DATABASE_URL, timezone: 'Z' });
   const started = performance.now();
   const rows = connection
-    .query('SELECT id, author_id, state, title, description, tags, speakers, event, published_at FROM videos')
+    .query(
+      'SELECT id, author_id, state, title, description, tags, speakers, event, published_at, language FROM videos',
+    )
     .stream({ highWaterMark: 1_000 });
   const result = await client.helpers.bulk<Row>({
     datasource: rows,
@@ -56,6 +59,7 @@ async function main(): Promise<void> {
         speakers: list(row.speakers),
         event: row.event,
         publishedAt: row.published_at,
+        language: row.language,
       }),
     ],
   });

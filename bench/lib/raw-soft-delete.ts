@@ -36,7 +36,7 @@ export async function rawSoftDelete(
     const [rows] = await connection.query<RowDataPacket[]>(
       `SELECT id, author_id AS authorId, state, deleted_at AS deletedAt, purge_at AS purgeAt,
          deletion_reason AS deletionReason, deletion_requested_by AS deletionRequestedBy, version,
-         title, description, tags, speakers, event, published_at AS publishedAt,
+         title, description, tags, speakers, event, published_at AS publishedAt, language,
          created_at AS createdAt, updated_at AS updatedAt
        FROM videos WHERE id = ? FOR UPDATE`,
       [id],
@@ -82,6 +82,7 @@ export async function rawSoftDelete(
     speakers: list(video.speakers as string | string[]),
     event: video.event as string | null,
     publishedAt: video.publishedAt as Date | null,
+    language: video.language as string,
   });
   const response = await engine.bulk({
     operations: [

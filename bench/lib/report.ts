@@ -34,10 +34,15 @@ export async function machine(elasticsearchUrl: string): Promise<string> {
   const response = await fetch(`${elasticsearchUrl}/_nodes/_local?filter_path=nodes.*.version`);
   const { nodes } = (await response.json()) as { nodes: Record<string, { version: string }> };
   const elasticsearch = Object.values(nodes)[0]?.version ?? 'unknown';
-  return `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Elasticsearch ${elasticsearch}, ${process.platform}`;
+  return `${host()}, Elasticsearch ${elasticsearch}, ${process.platform}`;
 }
 
-function markdownTable(header: string[], rows: (string | number)[][]): string {
+/** The machine itself: its cores, memory and Node. */
+export function host(): string {
+  return `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+}
+
+export function markdownTable(header: string[], rows: (string | number)[][]): string {
   return [
     `| ${header.join(' | ')} |`,
     `|${header.map(() => '---').join('|')}|`,

@@ -129,6 +129,7 @@ describe('every route at its documented boundaries (fast-check)', () => {
         speakers: [],
         event: null,
         publishedAt: new Date(Date.UTC(2024, 0, 1)),
+        language: 'eng',
       },
     ]);
   }

@@ -94,7 +94,7 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
     expect(answer.data).toMatchObject({ page: 1, limit: 5, total: 1, totalPages: 1 });
     expect(answer.data?.totalRelation).toBe('eq');
     expect(answer.data?.nextCursor).toBeUndefined();
-    expect(answer.data!.items.map((item) => item.id)).toEqual([videoId]);
+    expect(answer.data!.items.map((item) => [item.id, item.language])).toEqual([[videoId, 'eng']]);
   }, 30_000);
 
   it('searches with highlights and facets, and completes a title', async () => {

@@ -18,6 +18,7 @@ interface SearchBody {
     event: string | null;
     publishedAt: string;
     tags: string[];
+    language: string;
     score: number;
   }[];
   page: number;
@@ -57,6 +58,7 @@ describe('GET /api/videos/search (contract §7)', () => {
       authorId: 'shape-author',
       speakers: () => ['Grace Hopper', 'Zoë Ødegård'],
       event: () => 'PyCon Ísland 2024',
+      language: () => 'isl',
     });
     const response = await search('q=quokka');
     expect(response.status).toBe(200);
@@ -75,6 +77,7 @@ describe('GET /api/videos/search (contract §7)', () => {
       'description',
       'event',
       'id',
+      'language',
       'publishedAt',
       'score',
       'speakers',
@@ -88,6 +91,7 @@ describe('GET /api/videos/search (contract §7)', () => {
       speakers: ['Grace Hopper', 'Zoë Ødegård'],
       event: 'PyCon Ísland 2024',
       tags: ['seed'],
+      language: 'isl',
     });
     expect(typeof item!.score).toBe('number');
   });
@@ -349,6 +353,7 @@ describe('GET /api/videos/search (contract §7)', () => {
           speakers: [],
           event: null,
           publishedAt: new Date(Date.UTC(2024, 0, 1)),
+          language: 'fra',
         },
       ]);
       const [revised] = (await search('q=numbat')).body.items;
@@ -357,6 +362,7 @@ describe('GET /api/videos/search (contract §7)', () => {
         title: 'Numbat field notes, second edition',
         description: 'Revised.',
         tags: ['seed', 'revised'],
+        language: 'fra',
       });
 
       expect((await call('DELETE', `${system.api}/api/videos/${id}`, admin)).status).toBe(200);

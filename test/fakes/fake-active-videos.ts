@@ -16,6 +16,7 @@ export function videoSummary(id: string, changes: Partial<VideoSummary> = {}): V
     event: null,
     publishedAt: null,
     tags: [],
+    language: 'eng',
     version: 1,
     ...changes,
   };

@@ -27,6 +27,7 @@ export function fakeVideo(id: string, changes: Partial<VideoEntity> = {}): Video
     speakers: [],
     event: null,
     publishedAt: null,
+    language: 'eng',
     state: VideoState.Active,
     deletedAt: null,
     purgeAt: null,

@@ -119,6 +119,7 @@ describe('index sync', () => {
         speakers: [],
         event: null,
         publishedAt: null,
+        language: 'und',
       },
     ]);
     await context.dataSource.query(

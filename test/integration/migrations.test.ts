@@ -4,6 +4,7 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, ensureDatabase, migrate, MIGRATIONS } from '@app/shared/data-source';
 import { OutboxRetention1795651200000 } from '@app/shared/database/migrations/1795651200000-outbox-retention';
+import { VideoLanguage1796083200000 } from '@app/shared/database/migrations/1796083200000-video-language';
 import { receiverKey } from '@app/shared/net/receiver-url';
 
 const DATABASE = 'videos_migration_test';
@@ -213,33 +214,48 @@ describe('migrations', () => {
   }, 60_000);
 });
 
-describe('migration OutboxRetention1795651200000 on an outbox recorded before it', () => {
-  const name = 'videos_migration_backfill_test';
-  const backfillUrl = new URL(process.env.DATABASE_URL!);
-  backfillUrl.pathname = `/${name}`;
-  let dataSource: DataSource;
-
-  afterAll(async () => {
-    await dataSource?.query(`DROP DATABASE IF EXISTS ${name}`);
-    await dataSource?.destroy();
+/**
+ * A fresh database `name` with every migration but `pending` applied: its tables as the release
+ * before that migration left them. Dropped by `drop`.
+ */
+async function databaseBefore(
+  name: string,
+  pending: (typeof MIGRATIONS)[number],
+): Promise<{ url: string; dataSource: DataSource; drop(): Promise<void> }> {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${name}`;
+  const server = await createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: url.username || 'root',
   });
+  await server.query(`DROP DATABASE IF EXISTS ${name}`);
+  await server.end();
+  await ensureDatabase(url.toString());
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ DATABASE_URL: url.toString() }),
+    migrations: MIGRATIONS.filter((migration) => migration !== pending),
+  });
+  await dataSource.initialize();
+  await dataSource.runMigrations({ transaction: 'each' });
+  return {
+    url: url.toString(),
+    dataSource,
+    async drop() {
+      await dataSource.query(`DROP DATABASE IF EXISTS ${name}`);
+      await dataSource.destroy();
+    },
+  };
+}
+
+describe('migration OutboxRetention1795651200000 on an outbox recorded before it', () => {
+  let before: Awaited<ReturnType<typeof databaseBefore>> | undefined;
+
+  afterAll(() => before?.drop());
 
   it("backfills each event's author from its body, and marks those of authors whose erasure completed", async () => {
-    const server = await createConnection({
-      host: backfillUrl.hostname,
-      port: Number(backfillUrl.port || 3306),
-      user: backfillUrl.username || 'root',
-    });
-    await server.query(`DROP DATABASE IF EXISTS ${name}`);
-    await server.end();
-    await ensureDatabase(backfillUrl.toString());
-    // Every migration before this one: the outbox as an earlier version left it.
-    dataSource = new DataSource({
-      ...dataSourceOptions({ DATABASE_URL: backfillUrl.toString() }),
-      migrations: MIGRATIONS.filter((migration) => migration !== OutboxRetention1795651200000),
-    });
-    await dataSource.initialize();
-    await dataSource.runMigrations({ transaction: 'each' });
+    before = await databaseBefore('videos_migration_backfill_test', OutboxRetention1795651200000);
+    const { dataSource } = before;
     const completedAt = new Date('2026-05-01T00:00:00Z');
     const event = (n: number, authorId: string, at: Date) => [
       `00000000-0000-4000-8000-00000000000${n}`,
@@ -262,7 +278,7 @@ describe('migration OutboxRetention1795651200000 on an outbox recorded before it
       [completedAt, completedAt, completedAt],
     );
 
-    expect(await migrate({ DATABASE_URL: backfillUrl.toString() })).toEqual(['OutboxRetention1795651200000']);
+    expect(await migrate({ DATABASE_URL: before.url })).toEqual(['OutboxRetention1795651200000']);
     const rows: { subject: string; author_id: string; erased_at: Date | null }[] = await dataSource.query(
       'SELECT subject, author_id, erased_at FROM outbox_events ORDER BY seq',
     );
@@ -273,5 +289,31 @@ describe('migration OutboxRetention1795651200000 on an outbox recorded before it
       { subject: 'video-3', author_id: 'gone', erased_at: null },
       { subject: 'video-4', author_id: 'kept', erased_at: null },
     ]);
+  }, 60_000);
+});
+
+describe('migration VideoLanguage1796083200000 on videos stored before it', () => {
+  let before: Awaited<ReturnType<typeof databaseBefore>> | undefined;
+
+  afterAll(() => before?.drop());
+
+  it("gives every video stored before it the language 'und' (undetermined), in three ASCII bytes", async () => {
+    before = await databaseBefore('videos_migration_language_test', VideoLanguage1796083200000);
+    const { dataSource } = before;
+    await dataSource.query(
+      `INSERT INTO videos (id, author_id, title, description, tags, updated_at)
+       VALUES ('00000000-0000-4000-8000-000000000001', 'a', 'Before', '', '[]', NOW(3))`,
+    );
+
+    expect(await migrate({ DATABASE_URL: before.url })).toEqual(['VideoLanguage1796083200000']);
+    expect(await dataSource.query('SELECT id, language FROM videos')).toEqual([
+      { id: '00000000-0000-4000-8000-000000000001', language: 'und' },
+    ]);
+    const [column] = await dataSource.query<{ type: string; nullable: string; collation: string }[]>(
+      `SELECT column_type AS type, is_nullable AS nullable, collation_name AS collation FROM information_schema.columns
+       WHERE table_schema = ? AND table_name = 'videos' AND column_name = 'language'`,
+      ['videos_migration_language_test'],
+    );
+    expect(column).toEqual({ type: 'char(3)', nullable: 'NO', collation: 'ascii_bin' });
   }, 60_000);
 });

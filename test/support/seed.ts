@@ -12,6 +12,7 @@ export interface SeedOptions {
   speakers?: (index: number) => string[];
   event?: (index: number) => string;
   tags?: (index: number) => string[];
+  language?: (index: number) => string;
 }
 
 /** Writes videos the way the import does: rows, media objects and index documents. Returns their ids. */
@@ -29,6 +30,7 @@ export async function seedVideos(
     speakers: options.speakers?.(index) ?? [],
     event: options.event?.(index) ?? null,
     publishedAt: options.publishedAt?.(index) ?? new Date(Date.UTC(2024, 0, 1 + index)),
+    language: options.language?.(index) ?? 'eng',
   }));
   await context.videos.upsertContent(contents);
   const objects = options.objectsPerVideo ?? 2;

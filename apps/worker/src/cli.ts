@@ -11,6 +11,7 @@ import { ttlProblem } from '@app/shared/auth/token-lifetime';
 import { migrate } from '@app/shared/data-source';
 import { isValidSubject, SUBJECT_RULE } from '@app/shared/ids/author-id';
 import { isValidVideoId, normalizeId } from '@app/shared/ids/uuid';
+import { LanguageBackfill } from './import/language-backfill';
 import { VideoImporter } from './import/video-importer';
 import { OutboxRepository } from '@app/shared/events/outbox.repository';
 import { IndexReconciler } from './index/index-reconciler.service';
@@ -124,6 +125,31 @@ program
       } finally {
         if (showBar) bar.stop();
       }
+    });
+  });
+
+program
+  .command('languages')
+  .description(
+    "detect the language of videos whose language is undetermined ('und': those stored before videos had one) from their title and description, and index them",
+  )
+  .option('--batch-size <n>', 'videos per batch', positiveInt, 500)
+  .option('--no-progress', 'no progress lines (for logs and CI)')
+  .action(async (options: { batchSize: number; progress: boolean }) => {
+    await withWorkerContext(loadConfig(), async (context) => {
+      const summary = await context.get(LanguageBackfill).run({
+        batchSize: options.batchSize,
+        onProgress: ({ read, detected }) => {
+          if (options.progress) console.log(`languages: ${read} videos read, ${detected} detected`);
+        },
+      });
+      await context.get(IndexAdmin).refresh();
+      console.log(
+        `Detected the language of ${summary.detected} of ${summary.read} undetermined videos in ` +
+          `${summary.seconds.toFixed(1)} s (the others' text is too short to tell): ` +
+          `${summary.documentsIndexed} documents indexed, ${summary.documentsRefused} refused by the index ` +
+          '(it holds a newer version; the reconciler repairs them).',
+      );
     });
   });
 

@@ -20,6 +20,7 @@ import { TrashOperations1795824000000 } from './database/migrations/179582400000
 import { TrashOperationEntity } from './trash/trash-operation.entity';
 import { WebhookSweepIndex1795910400000 } from './database/migrations/1795910400000-webhook-sweep-index';
 import { AuditPurgedAtIndex1795996800000 } from './database/migrations/1795996800000-audit-purged-at-index';
+import { VideoLanguage1796083200000 } from './database/migrations/1796083200000-video-language';
 
 export const ENTITIES = [
   VideoEntity,
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   TrashOperations1795824000000,
   WebhookSweepIndex1795910400000,
   AuditPurgedAtIndex1795996800000,
+  VideoLanguage1796083200000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

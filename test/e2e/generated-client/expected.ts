@@ -19,6 +19,8 @@ export interface SearchPage {
     authorId: string;
     publishedAt: string | null;
     tags: string[];
+    /** ISO 639-3, `und` when undetermined. */
+    language: string;
     score: number;
     highlights?: { title?: string[]; description?: string[] };
   }[];

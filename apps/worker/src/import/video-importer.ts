@@ -6,6 +6,7 @@ import { VideoState } from '@app/shared/video/video-state';
 import { VideoRepository } from '@app/shared/video/video.repository';
 import { importRecordSchema, toImportedVideo, type ImportedVideo } from '@app/shared/catalogue/import-record';
 import { openJsonLines } from '@app/shared/catalogue/jsonl-reader';
+import { loadLanguageDetector } from '@app/shared/language/language-detector';
 
 export interface ImportProgress {
   records: number;
@@ -87,6 +88,7 @@ export class VideoImporter {
       seconds: 0,
     };
     await this.indexAdmin.ensureAlias();
+    const languages = await loadLanguageDetector();
     let batch: ImportedVideo[] = [];
     const flush = async () => {
       const outcome = await this.importBatch(batch);
@@ -114,7 +116,7 @@ export class VideoImporter {
         if (summary.problems.length < 20) summary.problems.push(`line ${line}: ${reason}`);
         continue;
       }
-      batch.push(toImportedVideo(parsed.data));
+      batch.push(toImportedVideo(parsed.data, languages.languageOf));
       if (batch.length >= batchSize) await flush();
       if (
         options.limit !== undefined &&

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { AUTHOR_ID_RULE, isValidAuthorId } from '../ids/author-id';
 import { AUTHOR_ID_NAMESPACE, isValidVideoId, normalizeId, uuidV5, VIDEO_ID_NAMESPACE } from '../ids/uuid';
+import { isLanguageCode, LANGUAGE_CODE_RULE } from '../language/language-code';
+import { languageText } from '../language/language-detector';
 import type { VideoContent } from '../video/video.repository';
 
 /** One line of an import file (docs/contract.md §9). Unknown fields are ignored. */
@@ -16,6 +18,8 @@ export const importRecordSchema = z
     tags: z.array(z.string()).nullish(),
     publishedAt: z.string().nullish(),
     recorded: z.string().nullish(),
+    /** The language of the title and description; detected from them when absent or null. */
+    language: z.string().refine(isLanguageCode, LANGUAGE_CODE_RULE).nullish(),
     media: z
       .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/, 'must be a plain object name'))
       .optional(),
@@ -79,8 +83,14 @@ function distinctNames(names: string[] | null | undefined): string[] {
   return [...new Set((names ?? []).map((name) => name.trim()).filter((name) => name.length > 0))];
 }
 
-export function toImportedVideo(record: ImportRecord): ImportedVideo {
+/**
+ * A record as a video to store. `languageOf` names the language of a text (the import passes its
+ * detector's, libs/shared/src/language/language-detector.ts): asked only when the record gives none.
+ */
+export function toImportedVideo(record: ImportRecord, languageOf: (text: string) => string): ImportedVideo {
   const id = record.id ? normalizeId(record.id) : uuidV5(record.slug!, VIDEO_ID_NAMESPACE);
+  const title = record.title.trim();
+  const description = (record.description ?? '').replace(/\r\n/g, '\n');
   const tags = distinctNames(record.tags);
   const media = (record.media ?? DEFAULT_MEDIA).map((name) => ({
     name,
@@ -92,12 +102,13 @@ export function toImportedVideo(record: ImportRecord): ImportedVideo {
     content: {
       id,
       authorId: deriveAuthorId(record),
-      title: record.title.trim(),
-      description: (record.description ?? '').replace(/\r\n/g, '\n'),
+      title,
+      description,
       tags,
       speakers: distinctNames(record.speakers),
       event: record.event?.trim() || null,
       publishedAt: parseRecordDate(record.publishedAt ?? record.recorded),
+      language: record.language ?? languageOf(languageText(title, description)),
     },
     media,
   };

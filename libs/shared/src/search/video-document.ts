@@ -15,6 +15,8 @@ export interface IndexedVideo {
   speakers: string[];
   event: string | null;
   publishedAt: Date | null;
+  /** ISO 639-3, `und` when undetermined (libs/shared/src/language/). */
+  language: string;
 }
 
 /** A video as the index writes it: its fields and the row's version (external versioning). */
@@ -35,6 +37,7 @@ export function toVideoDocument(video: IndexedVideo): VideoDocument {
     description: video.description,
     tags: video.tags,
     publishedAt: video.publishedAt ? video.publishedAt.toISOString() : null,
+    language: video.language,
     folded: { title: foldedText(video.title) },
     stems: {
       heading: heading.map(stemmedText),

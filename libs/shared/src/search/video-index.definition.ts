@@ -12,7 +12,7 @@ import { STOP_WORDS } from './search-text';
  * carries the version it was built with (`_meta.definitionVersion`), and a process is not ready
  * while the alias points at an older one (`IndexAdmin.checkDefinition`).
  */
-export const INDEX_DEFINITION_VERSION = 3;
+export const INDEX_DEFINITION_VERSION = 4;
 
 /**
  * The path of every field of the index, as queries, sorts, aggregations and suggestions name it:
@@ -35,6 +35,8 @@ export const VIDEO_FIELDS = {
   /** Every folded word, once: only asked which words the index holds. */
   spelling: 'spelling',
   publishedAt: 'publishedAt',
+  /** The video's language, an ISO 639-3 code (`und` when undetermined). */
+  language: 'language',
 } as const;
 
 export type VideoField = (typeof VIDEO_FIELDS)[keyof typeof VIDEO_FIELDS];
@@ -110,6 +112,7 @@ export const videoIndexMappings: estypes.MappingTypeMapping = {
     // only: no frequencies, positions or norms.
     spelling: { type: 'text', analyzer: 'video_text', index_options: 'docs', norms: false },
     publishedAt: { type: 'date' },
+    language: { type: 'keyword' },
   },
 };
 
@@ -122,6 +125,7 @@ export interface VideoDocument {
   description: string;
   tags: string[];
   publishedAt: string | null;
+  language: string;
   folded: { title: string };
   /** Heading: the title and each speaker; labels: each tag and the event. */
   stems: { heading: string[]; description: string; labels: string[] };

@@ -40,6 +40,13 @@ export class VideoEntity {
   @Column({ name: 'published_at', type: 'datetime', precision: 3, nullable: true })
   publishedAt!: Date | null;
 
+  /**
+   * The language of the title and description, an ISO 639-3 code (docs/contract.md §2); `und`
+   * (undetermined) for text too short to tell and for rows stored before videos had one.
+   */
+  @Column({ type: 'char', length: 3, charset: 'ascii', collation: 'ascii_bin', default: 'und' })
+  language!: string;
+
   @Column({ type: 'varchar', length: 16, default: VideoState.Active })
   state!: VideoState;
 

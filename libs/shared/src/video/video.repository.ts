@@ -4,6 +4,7 @@ import type { Pool } from 'mysql2/promise';
 import { DataSource, In, type EntityManager, type Repository } from 'typeorm';
 import type { MysqlDriver } from 'typeorm/driver/mysql/MysqlDriver';
 import { transactionRetryingDeadlocks } from '../database/transaction';
+import { UNDETERMINED_LANGUAGE } from '../language/language-code';
 import type { IndexedVideo } from '../search/video-document';
 import { purgeDueSql, type NextState } from './video-lifecycle';
 import { changesWhatSearchShows, VideoChangeFeed } from './video-change-feed';
@@ -21,7 +22,7 @@ export type VideoContent = Omit<IndexedVideo, 'state'>;
  * A video's content (what the import writes and a search shows) apart from its lifecycle (what
  * deciding on it and auditing its deletion need).
  */
-const CONTENT_COLUMNS = 'title, description, tags, speakers, event, published_at AS publishedAt';
+const CONTENT_COLUMNS = 'title, description, tags, speakers, event, published_at AS publishedAt, language';
 export const LIFECYCLE_COLUMNS = `id, author_id AS authorId, state, deleted_at AS deletedAt, purge_at AS purgeAt,
   deletion_reason AS deletionReason, deletion_requested_by AS deletionRequestedBy, version`;
 const VIDEO_COLUMNS = `${LIFECYCLE_COLUMNS}, ${CONTENT_COLUMNS}, created_at AS createdAt, updated_at AS updatedAt`;
@@ -64,8 +65,27 @@ export interface FinishedDeletion extends AuditedDeletion {
 /** What a search answer shows of a video, and the version it was read at. */
 export type VideoSummary = Pick<
   VideoEntity,
-  'id' | 'authorId' | 'title' | 'description' | 'tags' | 'speakers' | 'event' | 'publishedAt' | 'version'
+  | 'id'
+  | 'authorId'
+  | 'title'
+  | 'description'
+  | 'tags'
+  | 'speakers'
+  | 'event'
+  | 'publishedAt'
+  | 'language'
+  | 'version'
 >;
+
+/** What a video's language is detected from, and the version it was read at. */
+export type LanguageSource = Pick<VideoEntity, 'id' | 'title' | 'description' | 'version'>;
+
+/** A language detected for a row, from its text as read at `version`. */
+export interface DetectedLanguage {
+  id: string;
+  version: number;
+  language: string;
+}
 
 /** Only the columns a search answer shows: fewer values to send, parse and allocate per hit. */
 type RawSummary = Omit<VideoSummary, keyof JsonLists> & JsonLists;
@@ -114,8 +134,8 @@ export class VideoRepository {
       .map((_, n) =>
         n === 0
           ? `SELECT ? AS id, ? AS author_id, ? AS title, ? AS description, ? AS tags, ? AS speakers, ? AS event,
-               ? AS published_at, ? AS created_at, ? AS updated_at`
-          : 'SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?',
+               ? AS published_at, ? AS language, ? AS created_at, ? AS updated_at`
+          : 'SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?',
       )
       .join(' UNION ALL ');
     const values = rows.flatMap((row) => [
@@ -127,13 +147,14 @@ export class VideoRepository {
       JSON.stringify(row.speakers),
       row.event,
       row.publishedAt,
+      row.language,
       now,
       now,
     ]);
     // VALUES(col) is deprecated in MySQL 8 but is the one upsert syntax MySQL and MariaDB share.
     await transactionRetryingDeadlocks(this.dataSource, async (manager) => {
       await manager.query(
-        `INSERT INTO videos (id, author_id, title, description, tags, speakers, event, published_at, created_at, updated_at)
+        `INSERT INTO videos (id, author_id, title, description, tags, speakers, event, published_at, language, created_at, updated_at)
          SELECT imported.* FROM (${selects}) AS imported
          LEFT JOIN deletion_audit tombstone
            ON tombstone.video_id = CONVERT(imported.id USING ascii) COLLATE ascii_bin
@@ -141,7 +162,7 @@ export class VideoRepository {
          ON DUPLICATE KEY UPDATE
            author_id = VALUES(author_id), title = VALUES(title), description = VALUES(description),
            tags = VALUES(tags), speakers = VALUES(speakers), event = VALUES(event), published_at = VALUES(published_at),
-           version = videos.version + 1, updated_at = VALUES(updated_at)`,
+           language = VALUES(language), version = videos.version + 1, updated_at = VALUES(updated_at)`,
         values,
       );
       await this.changes.changed(
@@ -366,6 +387,39 @@ export class VideoRepository {
     for await (const rows of this.keysetPages<RawVideo>(VIDEO_COLUMNS, where, parameters, batchSize)) {
       yield rows.map(parseLists);
     }
+  }
+
+  /** Rows whose language is undetermined, in id order, a batch at a time (`cli languages`). */
+  undeterminedLanguages(batchSize = 500): AsyncGenerator<LanguageSource[]> {
+    return this.keysetPages<LanguageSource>(
+      'id, title, description, version',
+      'language = ?',
+      [UNDETERMINED_LANGUAGE],
+      batchSize,
+    );
+  }
+
+  /**
+   * Writes each detected language, bumping the version, where the row is still at the version its
+   * text was read at and still undetermined: a row changed since (an import that wrote other text,
+   * or its own language) keeps what it has. One transaction; returns the ids written.
+   */
+  async setLanguages(detected: DetectedLanguage[]): Promise<string[]> {
+    if (detected.length === 0) return [];
+    const now = new Date();
+    return transactionRetryingDeadlocks(this.dataSource, async (manager) => {
+      const written: string[] = [];
+      for (const { id, version, language } of detected) {
+        const result: { affectedRows: number } = await manager.query(
+          `UPDATE videos SET language = ?, version = version + 1, updated_at = ?
+           WHERE id = ? AND version = ? AND language = ?`,
+          [language, now, id, version, UNDETERMINED_LANGUAGE],
+        );
+        if (result.affectedRows > 0) written.push(id);
+      }
+      await this.changes.changed(manager, written);
+      return written;
+    });
   }
 
   /** Videos purged since a moment (their rows are gone; their audit records say when). */

@@ -18,6 +18,7 @@ export function renderItemHead(video: VideoSummary): ItemHead {
     event: video.event,
     publishedAt: video.publishedAt ? video.publishedAt.toISOString() : null,
     tags: video.tags,
+    language: video.language,
   };
   return Buffer.from(`${JSON.stringify(item).slice(0, -1)},"score":`);
 }

@@ -11,6 +11,7 @@ const video = (overrides: Partial<VideoSummary> = {}): VideoSummary => ({
   tags: ['python', 'web "dev"'],
   speakers: ['Zoë "Z" Ødegård', 'Li Wei'],
   event: null,
+  language: 'eng',
   version: 3,
   ...overrides,
 });
@@ -24,6 +25,7 @@ const item = (v: VideoSummary, score: number) => ({
   event: v.event,
   publishedAt: v.publishedAt ? v.publishedAt.toISOString() : null,
   tags: v.tags,
+  language: v.language,
   score,
 });
 
@@ -36,6 +38,7 @@ describe('renderSearchPage', () => {
       tags: [],
       speakers: [],
       event: 'PyCon "Ünïcødé" 2024',
+      language: 'und',
     });
     const meta = { page: 2, limit: 2, total: 10_000, totalRelation: 'gte' as const };
     const nextCursor = 'eyJ2IjoxfQ."quoted"';

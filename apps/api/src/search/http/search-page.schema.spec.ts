@@ -150,6 +150,7 @@ const videoArbitrary = fc.record({
     },
   ),
   tags: fc.array(fc.string({ unit: 'grapheme', maxLength: 10 }), { maxLength: 3 }),
+  language: fc.constantFrom('eng', 'spa', 'und'),
 });
 
 const HIT_COUNTS = { none: 0, some: 3, more: 5 } as const;

@@ -218,6 +218,10 @@ export const searchPageSchema = z.object({
       event: z.string().nullable().meta({ description: 'the event or channel the video belongs to' }),
       publishedAt: z.string().nullable().meta({ description: 'ISO 8601 UTC' }),
       tags: z.array(z.string()),
+      language: z.string().meta({
+        description:
+          'the language of the title and description, an ISO 639-3 code (`eng`, `spa`, `rus`…); `und` when undetermined',
+      }),
       score: z.number().meta({ description: 'relevance; only comparable within one search' }),
       highlights: z
         .object({
