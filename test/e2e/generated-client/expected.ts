@@ -95,8 +95,8 @@ export interface TrashOperation {
 }
 
 export interface Readiness {
-  status: 'ok' | 'error';
-  details: Record<string, { status: 'up' | 'down' }>;
+  status: 'ok' | 'degraded' | 'unavailable';
+  details: Record<string, { status: 'up' | 'down'; reason?: string }>;
 }
 
 /** An answer: its body as `data` on success or as `problem` on an error, never both. */
