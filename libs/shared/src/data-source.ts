@@ -20,6 +20,8 @@ import { TrashOperations1795824000000 } from './database/migrations/179582400000
 import { TrashOperationEntity } from './trash/trash-operation.entity';
 import { WebhookSweepIndex1795910400000 } from './database/migrations/1795910400000-webhook-sweep-index';
 import { AuditPurgedAtIndex1795996800000 } from './database/migrations/1795996800000-audit-purged-at-index';
+import { SearchSynonyms1796126400000 } from './database/migrations/1796126400000-search-synonyms';
+import { SynonymSetEntity } from './synonyms/synonym-set.entity';
 
 export const ENTITIES = [
   VideoEntity,
@@ -28,6 +30,7 @@ export const ENTITIES = [
   WebhookDeliveryEntity,
   ErasureEntity,
   TrashOperationEntity,
+  SynonymSetEntity,
 ];
 export const MIGRATIONS = [
   Init1763683200000,
@@ -43,6 +46,7 @@ export const MIGRATIONS = [
   TrashOperations1795824000000,
   WebhookSweepIndex1795910400000,
   AuditPurgedAtIndex1795996800000,
+  SearchSynonyms1796126400000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {
