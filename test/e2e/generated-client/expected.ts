@@ -93,8 +93,12 @@ export interface TrashOperation {
 }
 
 export interface Readiness {
-  status: 'ok' | 'error';
-  details: Record<string, { status: 'up' | 'down' }>;
+  status: 'ok' | 'degraded' | 'unavailable';
+  details: Record<string, { status: 'up' | 'down'; reason?: string }>;
+}
+
+export interface SynonymSet {
+  rules: string[];
 }
 
 /** An answer: its body as `data` on success or as `problem` on an error, never both. */
@@ -137,6 +141,8 @@ export interface VideoApiCalls {
     query: { dryRun?: boolean; permanent?: boolean; retentionDays?: number },
     token?: string,
   ): Promise<Answer<ErasureAnswer>>;
+  getSynonyms(token?: string): Promise<Answer<SynonymSet>>;
+  putSynonyms(body: SynonymSet, ifMatch?: string, token?: string): Promise<Answer<SynonymSet>>;
   liveness(): Promise<Answer<{ status: 'ok' }>>;
   readiness(): Promise<Answer<Readiness>>;
 }
