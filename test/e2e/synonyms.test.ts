@@ -38,11 +38,11 @@ describe('the synonym set (contract §7.3)', () => {
   beforeAll(async () => {
     context = await openTestContext();
     await context.reset();
-    [kubernetes, scheduler] = await seedVideos(context, 2, {
+    [kubernetes, scheduler] = (await seedVideos(context, 2, {
       title: (n) => ['Kubernetes operators in production', 'A container scheduler from scratch'][n]!,
       description: () => 'A talk.',
       tags: () => [],
-    });
+    })) as [string, string];
     await seedVideos(context, 3, { title: (n) => `Python packaging, part ${n}` });
     system = await startSystem({}, { worker: false });
     second = (await system.startApi()).url;
@@ -63,7 +63,8 @@ describe('the synonym set (contract §7.3)', () => {
       signal: AbortSignal.timeout(20_000),
     }).then(async (response): Promise<ApiResponse> => {
       const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : {} };
+      const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+      return { status: response.status, headers: response.headers, body };
     });
   const read = (api = system.api, headers: Record<string, string> = {}) =>
     call<{ rules: string[] }>('GET', `${api}${SYNONYMS}`, admin, headers);
@@ -101,7 +102,7 @@ describe('the synonym set (contract §7.3)', () => {
     expect(answer.headers.get('content-type')).toMatch(PROBLEM);
     const errors = (answer.body as unknown as Problem).errors!;
     expect(errors.map((error) => error.name)).toEqual(['rules[1]', 'rules[2]', 'rules[4]']);
-    expect(errors[0]!.reason).toMatch(/rules\[1\] "k8s =>" has no term after "=>"/);
+    expect(errors[0]!.reason).toMatch(/rules\[1\]: "k8s =>" has no term after "=>"/);
     expect(errors[1]!.reason).toMatch(/more than once/);
     expect(errors[2]!.reason).toMatch(/empty/);
     // A field the body does not take, a rule that is not text, too many terms, a body that is no JSON.

@@ -2,6 +2,8 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ProblemException, type ProblemFieldError } from '@app/shared/http/problem';
+import { noQuery } from './query-params';
+import { validatePart } from './zod-validation.pipe';
 
 /** The most problems one answer names; more are summed up in a last entry. */
 export const MAX_NAMED_PROBLEMS = 100;
@@ -64,9 +66,15 @@ export function parseJsonBody<S extends z.ZodObject>(
   return result.data;
 }
 
-/** The request's JSON body, checked by `parseJsonBody` (`@JsonBody(schema) body`). */
-export const JsonBody = <S extends z.ZodObject>(schema: S) =>
+/**
+ * The request's JSON body, checked by `parseJsonBody` (`@JsonBody(schema) body`), once its query is
+ * (`query`: by default, the route takes no query parameters): a bad parameter is named first,
+ * whatever the body holds, as on every route.
+ */
+export const JsonBody = <S extends z.ZodObject>(schema: S, query: z.ZodObject = noQuery) =>
   createParamDecorator((_data: unknown, context: ExecutionContext) => {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const parameters = validatePart(query, request.query);
+    if (!parameters.ok) throw ProblemException.badRequest(parameters.errors);
     return parseJsonBody(schema, request.headers['content-type'], request.body);
   })();

@@ -106,7 +106,6 @@ export class SynonymsController {
   })
   @RouteConfig({ bodyLimit: MAX_SYNONYMS_BODY_BYTES, admitBody: admitAdminBody } satisfies BodyConfig)
   async replace(
-    @Query(new ZodValidationPipe(noQuery)) _query: unknown,
     @JsonBody(synonymSetSchema) body: SynonymSet,
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,

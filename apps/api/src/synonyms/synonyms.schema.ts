@@ -4,6 +4,7 @@ import {
   MAX_RULE_TERMS,
   MAX_SYNONYM_RULES,
   MAX_TERM_CHARACTERS,
+  parseRules,
 } from '@app/shared/synonyms/synonym-rules';
 
 /**
@@ -22,11 +23,22 @@ const rule = z.string().meta({
   example: 'js, javascript',
 });
 
-/** The body of `PUT /api/search/synonyms` and the answer of both synonym routes (docs/contract.md §7.3). */
+/** A rule as a problem quotes it: enough to find it. */
+const quoted = (text: string) =>
+  JSON.stringify([...text].length > 40 ? `${[...text].slice(0, 40).join('')}…` : text);
+
+/**
+ * The body of `PUT /api/search/synonyms` and the answer of both synonym routes (docs/contract.md
+ * §7.3): each rule that is not one is named by its index (`rules[3]`), with why.
+ */
 export const synonymSetSchema = z.strictObject({
   rules: z
     .array(rule)
     .max(MAX_SYNONYM_RULES)
+    .superRefine((rules, context) => {
+      for (const { index, reason } of parseRules(rules).problems)
+        context.addIssue({ code: 'custom', path: [index], message: `${quoted(rules[index]!)} ${reason}` });
+    })
     .meta({
       description: `the whole set, at most ${MAX_SYNONYM_RULES} rules; an empty list removes every synonym`,
       example: ['js, javascript', 'k8s => kubernetes'],
