@@ -158,7 +158,7 @@ describe('request bounds: bodies, headers, memory', () => {
     ['without a token', [] as string[], 401],
     ['from a caller who is no admin', [`Authorization: Bearer ${token(AUTHOR)}`], 403],
   ])(
-    "refuses the synonym set's body %s before reading it (%d), connection closed",
+    "refuses the synonym set's body %s before reading it, connection closed",
     async (_who, auth, status) => {
       const answer = await rawRequest(
         system.api,
