@@ -192,6 +192,17 @@ describe('the synonym set (contract §7.3)', () => {
     expect((await read(restarted)).body).toEqual({ rules: RULES });
   }, 90_000);
 
+  it('takes the largest set the contract allows: 10,000 rules of ten 64-letter terms', async () => {
+    const letters = (n: number) => n.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)]!);
+    const term = (rule: number, at: number) => `${letters(rule * 10 + at)}`.padEnd(64, 'x');
+    const rules = Array.from({ length: 10_000 }, (_, rule) =>
+      Array.from({ length: 10 }, (_, at) => term(rule, at)).join(', '),
+    );
+    const saved = await put({ rules }, {}, admin, second);
+    expect([saved.status, (saved.body as { rules: string[] }).rules.length]).toEqual([200, 10_000]);
+    expect((await read(second)).body).toEqual({ rules });
+  }, 120_000);
+
   it('removes every synonym when saved empty', async () => {
     // The first process was stopped above: the second one saves.
     expect((await put({ rules: [] }, {}, admin, second)).status).toBe(200);
