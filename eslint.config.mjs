@@ -14,7 +14,8 @@ const SHARED_LAYERS = [
   ['ids', 'net', 'redis', 'auth', 'language'],
   ['config'],
   ['logging', 'telemetry', 'database', 'queue', 'storage', 'search', 'http'],
-  ['events'],
+  // The synonym set: its rules compare words as the search does, and its row is MySQL's.
+  ['events', 'synonyms'],
   ['video'],
   ['trash', 'catalogue'],
   // An erasure's completion deletes the author's trash operations.

@@ -14,6 +14,7 @@ import {
   ok,
   queryString,
   requiredText,
+  synonymBody,
   validUuid,
   wordParam,
   type Arg,
@@ -479,6 +480,64 @@ describe('every route at its documented boundaries (fast-check)', () => {
     },
     300_000,
   );
+});
+
+describe('PUT /api/search/synonyms at its documented boundaries (fast-check, §7.3)', () => {
+  let context: TestContext;
+  let system: System;
+
+  beforeAll(async () => {
+    context = await openTestContext();
+    await context.reset();
+    system = await startSystem({}, { worker: false });
+  }, 180_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await context?.reset();
+    await context?.close();
+  }, 60_000);
+
+  const synonyms = async (method: 'GET' | 'PUT', json?: string) => {
+    const response = await fetch(`${system.api}/api/search/synonyms`, {
+      method,
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      ...(json === undefined ? {} : { body: json }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    return {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      body: (await response.json()) as Record<string, unknown>,
+    };
+  };
+
+  it(`${RUNS} generated sets: valid ones saved whole, any other a 400 naming each bad rule or field, nothing saved`, async () => {
+    await fc.assert(
+      fc.asyncProperty(synonymBody, async ({ json, rules, refused }) => {
+        const before = await synonyms('GET');
+        const answer = await synonyms('PUT', json);
+        if (refused.length === 0) {
+          expect({ status: answer.status, rules: (answer.body.rules as string[]).length }).toEqual({
+            status: 200,
+            rules: rules.length,
+          });
+          expect(answer.body.rules).toEqual(rules);
+          expect((await synonyms('GET')).body).toEqual({ rules });
+          return;
+        }
+        expect({ status: answer.status, type: answer.type }).toEqual({
+          status: 400,
+          type: expect.stringMatching(PROBLEM) as unknown,
+        });
+        const names = (answer.body.errors as { name: string }[]).map((error) => error.name);
+        expect(names).toEqual(expect.arrayContaining(refused));
+        expect(names.every((name) => refused.includes(name))).toBe(true);
+        expect((await synonyms('GET')).body).toEqual(before.body);
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  }, 900_000);
 });
 
 /** What restoring or emptying a trash answers (§10.1). */

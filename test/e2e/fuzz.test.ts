@@ -103,6 +103,7 @@ const route = fc.oneof(
     method: fc.constant('GET'),
     path: id.map((v) => `/api/trash-operations/${encodeURIComponent(v)}`),
   }),
+  fc.record({ method: fc.constantFrom('GET', 'PUT'), path: fc.constant('/api/search/synonyms') }),
 );
 const auth = fc.oneof(
   fc.constantFrom(...users).map((t) => `Bearer ${t}`),

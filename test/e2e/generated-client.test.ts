@@ -75,6 +75,8 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
       'listTrash',
       'getVideoDeletion',
       'eraseAuthorVideos',
+      'getSynonyms',
+      'putSynonyms',
       'getLiveness',
       'getReadiness',
     ]) {
@@ -180,6 +182,34 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
 
     expectProblem(await api.deleteVideo(videoId, {}, stranger), 403);
     expectProblem(await api.restoreVideo('00000000-0000-4000-8000-000000000000', author), 404);
+  }, 30_000);
+
+  it('reads and replaces the synonym set as an admin, guarded by its entity tag', async () => {
+    const admin = token('client-admin', ['admin']);
+    expect(await api.getSynonyms(admin)).toMatchObject({ status: 200, data: { rules: [] } });
+    const saved = await api.putSynonyms(
+      { rules: ['wombats, marsupials', 'gen => generated'] },
+      undefined,
+      admin,
+    );
+    expect(saved).toMatchObject({
+      status: 200,
+      data: { rules: ['wombats, marsupials', 'gen => generated'] },
+    });
+    expect((await api.search({ q: 'marsupial client' }, author)).data!.items.map((item) => item.id)).toEqual([
+      videoId,
+    ]);
+    const bad = expectProblem(
+      await api.putSynonyms({ rules: ['ok, fine', 'nothing =>'] }, undefined, admin),
+      400,
+    );
+    expect(bad.errors!.map((e) => e.name)).toEqual(['rules[1]']);
+    expectProblem(await api.putSynonyms({ rules: [] }, '"0-0000000000000000"', admin), 412);
+    expectProblem(await api.getSynonyms(author), 403);
+    expect(await api.putSynonyms({ rules: [] }, undefined, admin)).toMatchObject({
+      status: 200,
+      data: { rules: [] },
+    });
   }, 30_000);
 
   it('reads the public probes without a token', async () => {

@@ -154,6 +154,49 @@ describe('request bounds: bodies, headers, memory', () => {
     expect(large).toMatchObject({ status: 413, closed: true });
   }, 30_000);
 
+  it.each([
+    ['without a token', [] as string[], 401],
+    ['from a caller who is no admin', [`Authorization: Bearer ${token(AUTHOR)}`], 403],
+  ])(
+    "refuses the synonym set's body %s before reading it, connection closed",
+    async (_who, auth, status) => {
+      const answer = await rawRequest(
+        system.api,
+        head('PUT', '/api/search/synonyms', [
+          ...auth,
+          'Content-Type: application/json',
+          'Content-Length: 1048576',
+        ]),
+        '{"rules": [',
+      );
+      expect(answer).toMatchObject({ status, closed: true });
+      expect(answer.headers).toContain('content-type: application/problem+json');
+    },
+    30_000,
+  );
+
+  it("bounds an admin's synonym set: beyond 8 MiB, 413 before reading it", async () => {
+    const admin = `Authorization: Bearer ${token('bounds-admin', ['admin'])}`;
+    const answer = await rawRequest(
+      system.api,
+      head('PUT', '/api/search/synonyms', [
+        admin,
+        'Content-Type: application/json',
+        `Content-Length: ${8 * 1024 * 1024 + 1}`,
+      ]),
+      '{"rules": [',
+    );
+    expect(answer).toMatchObject({ status: 413, closed: true });
+    // Within the bound, the same admin's body is read.
+    const saved = await fetch(`${system.api}/api/search/synonyms`, {
+      method: 'PUT',
+      headers: { authorization: admin.slice('Authorization: '.length), 'content-type': 'application/json' },
+      body: JSON.stringify({ rules: [] }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    expect(saved.status).toBe(200);
+  }, 30_000);
+
   it('closes a connection whose headers never end', async () => {
     const { hostname, port } = new URL(system.api);
     const socket = connect(Number(port), hostname);

@@ -6,6 +6,7 @@ import { dataSourceOptions, ensureDatabase, migrate, MIGRATIONS } from '@app/sha
 import { OutboxRetention1795651200000 } from '@app/shared/database/migrations/1795651200000-outbox-retention';
 import { VideoLanguage1796083200000 } from '@app/shared/database/migrations/1796083200000-video-language';
 import { receiverKey } from '@app/shared/net/receiver-url';
+import { rulesDigest } from '@app/shared/synonyms/synonym-set.repository';
 
 const DATABASE = 'videos_migration_test';
 const url = new URL(process.env.DATABASE_URL!);
@@ -178,6 +179,11 @@ describe('migrations', () => {
     );
     await admin.query(`DELETE FROM ${DATABASE}.erasures`);
   }, 60_000);
+
+  it('starts the synonym set empty, at version 0, with the digest the repository gives `[]`', async () => {
+    const [rows] = await admin.query(`SELECT id, version, digest, rules FROM ${DATABASE}.search_synonyms`);
+    expect(rows).toEqual([{ id: 1, version: 0, digest: rulesDigest('[]'), rules: '[]' }]);
+  });
 
   it('is idempotent: a second run applies nothing and changes nothing', async () => {
     const before = await schema();

@@ -297,3 +297,101 @@ export function queryString(params: [string, Arg][]): string {
 
 /** Whether every parameter is valid on its own. */
 export const allValid = (args: Arg[]) => args.every((arg) => arg.valid);
+
+// ——— Synonym rules (§7.3): at most 10,000 rules of at most 10 terms; a term 1–64 characters ———
+
+/** The contract's bounds of a synonym set, and the term length this service chose. */
+export const SYNONYM_BOUNDS = { rules: 10_000, terms: 10, termCharacters: 64 } as const;
+
+/** Letters of several scripts and widths (an emoji is no letter: a term needs one). */
+const termLetter = fc.constantFrom('a', 'Z', '7', 'é', 'ß', 'ж', '中', 'ا');
+
+/** A term of exactly `length` characters: letters, with inner single spaces. */
+function termOf(length: number): fc.Arbitrary<string> {
+  return fc
+    .array(fc.oneof({ weight: 5, arbitrary: termLetter }, { weight: 1, arbitrary: fc.constant(' ') }), {
+      minLength: length,
+      maxLength: length,
+    })
+    .map((chars) => {
+      // No space at either end nor two together: the term is exactly as long as asked.
+      const text = chars.map((c, i) =>
+        c === ' ' && (i === 0 || i === length - 1 || chars[i - 1] === ' ') ? 'a' : c,
+      );
+      return text.join('');
+    });
+}
+
+const termLength = around(1, SYNONYM_BOUNDS.termCharacters);
+const validTerm = termLength.inside.chain(termOf);
+const terms = (min: number, max: number) => fc.array(validTerm, { minLength: min, maxLength: max });
+
+/** A rule the contract takes: 2–10 equivalent terms, or 1–9 terms mapped to the rest. */
+const validRule: fc.Arbitrary<string> = fc.oneof(
+  terms(2, SYNONYM_BOUNDS.terms).map((list) => list.join(', ')),
+  fc
+    .integer({ min: 1, max: SYNONYM_BOUNDS.terms - 1 })
+    .chain((from) => fc.tuple(terms(from, from), terms(1, SYNONYM_BOUNDS.terms - from)))
+    .map(([from, to]) => `${from.join(', ')} => ${to.join(' ,')}`),
+);
+
+/** A rule it refuses: too many terms, a term too long or empty, a side without terms, `=>` twice, one term. */
+const badRuleText: fc.Arbitrary<string> = fc.oneof(
+  terms(SYNONYM_BOUNDS.terms + 1, SYNONYM_BOUNDS.terms + 3).map((list) => list.join(', ')),
+  fc.tuple(validTerm, termLength.outside.chain(termOf)).map(([a, long]) => `${a}, ${long}`),
+  validTerm.map((a) => `${a}, , ${a}`),
+  validTerm.map((a) => `${a} =>`),
+  validTerm.map((a) => `=> ${a}`),
+  validTerm.map((a) => `${a} => ${a} => ${a}`),
+  validTerm,
+  fc.constant(''),
+  validTerm.map((a) => `${a}, x\u0000y`),
+);
+
+/** One rule and whether the contract takes it. */
+export const synonymRule: fc.Arbitrary<Arg> = fc.oneof(
+  { weight: 4, arbitrary: validRule.map(ok) },
+  { weight: 1, arbitrary: badRuleText.map(bad) },
+);
+
+/** A body of `PUT /api/search/synonyms`: its JSON, and the names a refusal must give (none when valid). */
+export interface SynonymBody {
+  json: string;
+  rules: string[];
+  /** `rules[<index>]` of each bad rule, `rules` for too many, an unknown field's name. */
+  refused: string[];
+}
+
+export const synonymBody: fc.Arbitrary<SynonymBody> = fc
+  .oneof(
+    {
+      weight: 6,
+      arbitrary: fc.array(synonymRule, { maxLength: 12 }).map((rules) => ({
+        rules: rules.map((rule) => rule.value!),
+        refused: rules.flatMap((rule, index) => (rule.valid ? [] : [`rules[${index}]`])),
+      })),
+    },
+    // The most rules a set may hold, and one more.
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(SYNONYM_BOUNDS.rules - 1, SYNONYM_BOUNDS.rules, SYNONYM_BOUNDS.rules + 1)
+        .map((count) => ({
+          rules: Array.from({ length: count }, (_, i) => `t${i}, s${i} w${i % 7}`),
+          refused: count > SYNONYM_BOUNDS.rules ? ['rules'] : [],
+        })),
+    },
+  )
+  .chain((body) =>
+    fc.constantFrom('none', 'none', 'unknown').map((extra) => {
+      const fields: Record<string, unknown> = {
+        rules: body.rules,
+        ...(extra === 'unknown' ? { comment: 'x' } : {}),
+      };
+      return {
+        json: JSON.stringify(fields),
+        rules: body.rules,
+        refused: [...body.refused, ...(extra === 'unknown' ? ['comment'] : [])],
+      };
+    }),
+  );

@@ -13,6 +13,7 @@ import { SEARCH_CLIENT } from '@app/shared/search/search.client';
 import { StorageService } from '@app/shared/storage/storage.service';
 import { DeletionLedger, LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
 import { VideoRepository } from '@app/shared/video/video.repository';
+import { rulesDigest } from '@app/shared/synonyms/synonym-set.repository';
 
 /**
  * A worker context (`openWorkerContext`, the services a CLI command uses) with the ones tests
@@ -86,6 +87,11 @@ export async function openTestContext(env: Record<string, string> = {}): Promise
       await context.dataSource.query('DELETE FROM outbox_events');
       await context.dataSource.query('DELETE FROM deletion_audit');
       await context.dataSource.query('DELETE FROM videos');
+      // No synonyms: a set another suite saved would widen this one's searches.
+      await context.dataSource.query(
+        "UPDATE search_synonyms SET rules = '[]', digest = ?, version = version + 1 WHERE rules <> '[]'",
+        [rulesDigest('[]')],
+      );
       for (const index of await context.indexAdmin.versionedIndices())
         await context.indexAdmin.deleteIndex(index);
       await context.storage.ensureBucket();

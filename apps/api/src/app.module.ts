@@ -10,6 +10,7 @@ import { TelemetryModule } from '@app/shared/telemetry/telemetry.module';
 import { AuthModule } from './auth/auth.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { SearchModule } from './search/search.module';
+import { SynonymsModule } from './synonyms/synonyms.module';
 import { VideoModule } from './video/video.module';
 
 @Module({
@@ -22,6 +23,7 @@ import { VideoModule } from './video/video.module';
     MetricsModule,
     AuthModule,
     SearchModule,
+    SynonymsModule,
     VideoModule,
     ErasureModule,
   ],

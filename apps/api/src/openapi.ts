@@ -7,6 +7,7 @@ import { QUEUE_DASHBOARD_ROUTE } from './admin/queue-dashboard.route';
 import { API_DOCS_ROUTES } from './api-docs';
 import { ErasureController } from './erasure/erasure.controller';
 import { SearchController } from './search/http/search.controller';
+import { SynonymsController } from './synonyms/synonyms.controller';
 import { TrashOperationController } from './video/trash-operation.controller';
 import { TrashController } from './video/trash.controller';
 import { VideoController } from './video/video.controller';
@@ -18,6 +19,7 @@ import { VideoController } from './video/video.controller';
 export const API_ROUTES: RouteDoc[] = [
   ...routesOf([
     SearchController,
+    SynonymsController,
     VideoController,
     TrashController,
     TrashOperationController,
@@ -73,6 +75,7 @@ export function apiDocument() {
       license: { name: 'UNLICENSED' },
       tags: [
         { name: 'videos', description: 'Search, delete and restore videos (bearer token)' },
+        { name: 'search', description: "The search's synonym set (bearer token, admins only)" },
         {
           name: 'trash',
           description: "The caller's soft-deleted videos: list, restore all, empty (bearer token)",

@@ -21,6 +21,8 @@ import { TrashOperationEntity } from './trash/trash-operation.entity';
 import { WebhookSweepIndex1795910400000 } from './database/migrations/1795910400000-webhook-sweep-index';
 import { AuditPurgedAtIndex1795996800000 } from './database/migrations/1795996800000-audit-purged-at-index';
 import { VideoLanguage1796083200000 } from './database/migrations/1796083200000-video-language';
+import { SearchSynonyms1796126400000 } from './database/migrations/1796126400000-search-synonyms';
+import { SynonymSetEntity } from './synonyms/synonym-set.entity';
 
 export const ENTITIES = [
   VideoEntity,
@@ -29,6 +31,7 @@ export const ENTITIES = [
   WebhookDeliveryEntity,
   ErasureEntity,
   TrashOperationEntity,
+  SynonymSetEntity,
 ];
 export const MIGRATIONS = [
   Init1763683200000,
@@ -45,6 +48,7 @@ export const MIGRATIONS = [
   WebhookSweepIndex1795910400000,
   AuditPurgedAtIndex1795996800000,
   VideoLanguage1796083200000,
+  SearchSynonyms1796126400000,
 ];
 
 export function dataSourceOptions(config: Pick<AppConfig, 'DATABASE_URL'>): DataSourceOptions {

@@ -9,7 +9,7 @@ import type { AppConfig } from './config/config.schema';
 import { MetricsService } from './metrics/metrics.service';
 import { useAnswerHeaders } from './http/answer-headers';
 import { parseQueryString, readablePath } from './http/percent-encoding';
-import { problemBody, ProblemException, sendProblem } from './http/problem';
+import { problemBody, ProblemException, sendProblem, type ProblemBody } from './http/problem';
 
 /** The caller's `X-Request-Id` when it is a sane token, else a new UUID; jobs carry it on. */
 export function requestId(request: IncomingMessage): string {
@@ -107,14 +107,23 @@ export async function createHttpApp(
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
-  // A route that takes a body says how large (`acceptBodies`) and parses it itself; any other body
-  // was refused unread by `refuseBodies`, so what is left to parse is empty.
+  // A route that takes a body says how large (`acceptBodies`, or its `BodyConfig`) and parses it
+  // itself, from the bytes; any other body was refused unread by `refuseBodies`, so what is left to
+  // parse is empty.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) =>
+    done(null, bodyConfig(request)?.bodyLimit ? body : undefined),
+  );
+  // A route's `BodyConfig` sets the limit Fastify reads a body to, as `acceptBodies` does for a scope.
+  fastify.addHook('onRoute', (route) => {
+    const limit = (route.config as BodyConfig | undefined)?.bodyLimit;
+    if (limit) route.bodyLimit = limit;
+  });
   app.useLogger(app.get(Logger));
   // Before the hooks below, so their answers carry them too.
   useAnswerHeaders(fastify);
   refuseBodies(fastify);
+  admitBodies(fastify);
   fastify.all(UNREADABLE_PATH, async (request, reply) => {
     const error = unreadable.get(request.raw);
     if (!error) return reply.callNotFound();
@@ -164,10 +173,17 @@ export async function createHttpApp(
   return app;
 }
 
-/** Route config (Fastify's `config`) of a route that takes a body: the most bytes it reads. */
-interface BodyConfig {
+/**
+ * Route config (Fastify's `config`; on a Nest handler, `@RouteConfig`) of a route that takes a body:
+ * the most bytes it reads, and who may send one, asked before a byte of it is read.
+ */
+export interface BodyConfig {
   bodyLimit?: number;
+  /** The refusal for a caller who may not send this route a body (a 401, a 403), or nothing. */
+  admitBody?: (request: FastifyRequest, reply: FastifyReply) => Promise<ProblemException | undefined>;
 }
+
+const bodyConfig = (request: FastifyRequest) => request.routeOptions.config as BodyConfig | undefined;
 
 /**
  * Every route of `scope` registered after this takes a body of at most `bytes` (Bull Board's
@@ -188,7 +204,7 @@ export function acceptBodies(scope: FastifyInstance, bytes: number): void {
  */
 function refuseBodies(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request, reply, done) => {
-    const limit = (request.routeOptions.config as BodyConfig | undefined)?.bodyLimit ?? 0;
+    const limit = bodyConfig(request)?.bodyLimit ?? 0;
     const length = Number(request.headers['content-length'] ?? 0);
     const unbounded = request.headers['transfer-encoding'] !== undefined && limit === 0;
     if (!unbounded && !(length > limit)) return done();
@@ -196,11 +212,34 @@ function refuseBodies(fastify: FastifyInstance): void {
       limit === 0
         ? 'This route takes no request body.'
         : `The request body is larger than this route takes (${limit} bytes).`;
-    // Nothing more is read from this socket: what the client goes on sending stays in the kernel's
-    // buffer, and is dropped with the connection once the answer is out (Node would read it to the end).
-    request.raw.pause();
-    reply.raw.once('finish', () => request.raw.socket.destroy());
-    void sendProblem(reply, problemBody(413, detail), { Connection: 'close' });
+    void refuseUnread(request, reply, problemBody(413, detail));
+  });
+}
+
+/**
+ * Answers without reading the body: nothing more is read from this socket, what the client goes on
+ * sending stays in the kernel's buffer, and is dropped with the connection once the answer is out
+ * (Node would read it to the end).
+ */
+function refuseUnread(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: ProblemBody,
+  headers: Record<string, string> = {},
+): FastifyReply {
+  request.raw.pause();
+  reply.raw.once('finish', () => request.raw.socket.destroy());
+  return sendProblem(reply, body, { ...headers, Connection: 'close' });
+}
+
+/**
+ * A route that takes a body from some callers only (`BodyConfig.admitBody`) asks who is calling
+ * before a byte of it is read, so a caller who may not send it cannot make a process hold it.
+ */
+function admitBodies(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', async (request, reply) => {
+    const refusal = await bodyConfig(request)?.admitBody?.(request, reply);
+    if (refusal) return refuseUnread(request, reply, refusal.body, refusal.headers);
   });
 }
 

@@ -63,6 +63,14 @@ export function videoApiCalls(baseUrl: string): VideoApiCalls {
           headers: auth(token),
         }),
       ),
+    getSynonyms: async (token) => answer(await client.GET('/api/search/synonyms', { headers: auth(token) })),
+    putSynonyms: async (body, ifMatch, token) =>
+      answer(
+        await client.PUT('/api/search/synonyms', {
+          body,
+          headers: { ...auth(token), ...(ifMatch === undefined ? {} : { 'if-match': ifMatch }) },
+        }),
+      ),
     liveness: async () => answer(await client.GET('/health/live')),
     readiness: async () => {
       const { data, error, response } = await client.GET('/health/ready');

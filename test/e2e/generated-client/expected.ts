@@ -99,6 +99,10 @@ export interface Readiness {
   details: Record<string, { status: 'up' | 'down'; reason?: string }>;
 }
 
+export interface SynonymSet {
+  rules: string[];
+}
+
 /** An answer: its body as `data` on success or as `problem` on an error, never both. */
 export interface Answer<T> {
   status: number;
@@ -139,6 +143,8 @@ export interface VideoApiCalls {
     query: { dryRun?: boolean; permanent?: boolean; retentionDays?: number },
     token?: string,
   ): Promise<Answer<ErasureAnswer>>;
+  getSynonyms(token?: string): Promise<Answer<SynonymSet>>;
+  putSynonyms(body: SynonymSet, ifMatch?: string, token?: string): Promise<Answer<SynonymSet>>;
   liveness(): Promise<Answer<{ status: 'ok' }>>;
   readiness(): Promise<Answer<Readiness>>;
 }

@@ -151,6 +151,7 @@ function componentSchemas(routes: RouteDoc[], webhooks: WebhookDoc[]) {
   const named = new Map<string, z.ZodType>([['Problem', problemSchema]]);
   const bodies = [
     ...routes.flatMap((route) => Object.values(route.responses).flatMap(({ json }) => (json ? [json] : []))),
+    ...routes.flatMap((route) => (route.body ? [route.body] : [])),
     ...webhooks.map((webhook) => webhook.body),
   ];
   for (const { name, schema } of bodies) {
@@ -216,7 +217,25 @@ export function buildOpenApiDocument(info: DocumentInfo, routes: RouteDoc[], web
       description: route.description,
       tags: [route.tag],
       security: security(route),
-      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+      parameters: [
+        ...parameters(route.params, 'path'),
+        ...parameters(route.query, 'query'),
+        ...Object.entries(route.headers ?? {}).map(([name, description]) => ({
+          name,
+          in: 'header',
+          required: false,
+          description,
+          schema: { type: 'string' },
+        })),
+      ],
+      ...(route.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: ref(route.body.name) } },
+            },
+          }
+        : {}),
       responses,
     };
   }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@app/shared/config/config.module';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { MetricsModule } from '@app/shared/metrics/metrics.module';
+import { SynonymsModule } from '../synonyms/synonyms.module';
 import { RedisScripts } from '@app/shared/redis/redis-scripts';
 import { ActiveVideos } from './active/active-videos';
 import { CursorWalks } from './walks/cursor-walks';
@@ -13,7 +14,7 @@ import { SearchController } from './http/search.controller';
 import { VideoSearchService } from './http/video-search.service';
 
 @Module({
-  imports: [MetricsModule],
+  imports: [MetricsModule, SynonymsModule],
   controllers: [SearchController],
   providers: [
     IndexReads,

@@ -317,6 +317,13 @@ export const configSchema = z
     SEARCH_ITEM_CACHE_MB: int(0, 4_096)
       .default(32)
       .describe('memory per API process for rendered search items; 0 turns it off'),
+    /**
+     * How often each API process asks MySQL whether the synonym set changed (one read of its
+     * version): a saved set is in force on every process within this, and the contract's 10 s.
+     */
+    SYNONYMS_REFRESH_INTERVAL_MS: int(100, 5_000)
+      .default(2_000)
+      .describe('how often each API process checks for a newly saved synonym set'),
     /** The longest the API spends on one request before answering 503 / dropping it. */
     HTTP_REQUEST_TIMEOUT_MS: int(1_000, 600_000)
       .default(30_000)

@@ -21,6 +21,7 @@ const TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
@@ -33,7 +34,9 @@ const TYPES: Record<number, string> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not-found',
+  412: 'precondition-failed',
   413: 'content-too-large',
+  415: 'unsupported-media-type',
   429: 'rate-limited',
   503: 'service-unavailable',
 };

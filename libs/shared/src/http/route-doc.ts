@@ -1,4 +1,4 @@
-import { applyDecorators, Delete, Get, Post, SetMetadata, type Type } from '@nestjs/common';
+import { applyDecorators, Delete, Get, Post, Put, SetMetadata, type Type } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import type { z } from 'zod';
 
@@ -24,7 +24,7 @@ export type RouteSecurity = 'bearer' | 'public' | Record<string, string[]>[];
 
 /** One route as OpenAPI describes it, built from the same zod schemas that validate its input. */
 export interface RouteDoc {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'put' | 'delete';
   /** Express-style path: `/api/videos/:id`; given to `Route`, the handler's own under its controller's (`:id`). */
   path: string;
   operationId: string;
@@ -34,6 +34,10 @@ export interface RouteDoc {
   security: RouteSecurity;
   params?: z.ZodObject;
   query?: z.ZodObject;
+  /** Request headers the route reads, by name: what each does. */
+  headers?: Record<string, string>;
+  /** The `application/json` body the route takes, from the schema that validates it. */
+  body?: NamedSchema;
   responses: Record<number, RouteResponse>;
 }
 
@@ -45,7 +49,10 @@ export const json = (name: string, schema: z.ZodType): NamedSchema => ({ name, s
 /** Metadata key of `Route`: the handler's `RouteDoc`, its path relative to the controller's. */
 const ROUTE_DOC = 'routeDoc';
 
-const MAPPINGS = { get: Get, post: Post, delete: Delete } satisfies Record<RouteDoc['method'], unknown>;
+const MAPPINGS = { get: Get, post: Post, put: Put, delete: Delete } satisfies Record<
+  RouteDoc['method'],
+  unknown
+>;
 
 /**
  * Declares a handler's route once: Nest's mapping for `method` and `path` (as `@Get` takes it) and

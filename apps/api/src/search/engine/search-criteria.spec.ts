@@ -1,3 +1,4 @@
+import { SynonymTable } from '@app/shared/synonyms/synonym-table';
 import { fingerprint } from '../walks/search-cursor';
 import { BOUND_PARAMETERS, CURSOR_BINDING, type SearchCriteria } from './search-criteria';
 
@@ -13,6 +14,7 @@ const every: Required<SearchCriteria> = {
   sort: 'relevance',
   corrections: { pnadas: 'pandas' },
   facets: ['year'],
+  synonyms: new SynonymTable([{ kind: 'equivalent', terms: ['df', 'dataframe'] }]),
 };
 const other: Required<SearchCriteria> = {
   q: 'pandas series',
@@ -22,6 +24,7 @@ const other: Required<SearchCriteria> = {
   sort: 'newest',
   corrections: {},
   facets: ['author'],
+  synonyms: SynonymTable.EMPTY,
 };
 
 describe('the criteria a cursor is bound to (CURSOR_BINDING)', () => {

@@ -1,3 +1,5 @@
+import type { SynonymTable } from '@app/shared/synonyms/synonym-table';
+
 /** What a search asks the engine: the parameters of docs/contract.md §7 as the engine reads them. */
 
 export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const;
@@ -21,6 +23,8 @@ export interface SearchCriteria {
   corrections?: Record<string, string>;
   /** Counts to add over all matches. */
   facets?: readonly SearchFacet[];
+  /** The synonym set in force when the page is read (docs/contract.md §7.3); none widens nothing. */
+  synonyms?: SynonymTable;
 }
 
 /**
@@ -44,6 +48,7 @@ export const CURSOR_BINDING: { [K in keyof SearchCriteria]-?: Binding<SearchCrit
   sort: { parameter: 'sort', value: (sort) => sort },
   corrections: { notBinding: "set by the walk's first page, and carried in the cursor itself" },
   facets: { notBinding: 'counts select and order nothing: each page may ask for other facets' },
+  synonyms: { notBinding: "the service's, not the caller's: each page reads with the set in force" },
 };
 
 const boundKeys = (Object.keys(CURSOR_BINDING) as (keyof SearchCriteria)[]).filter(

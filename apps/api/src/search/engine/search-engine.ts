@@ -1,6 +1,8 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '@app/shared/http/problem';
+import { stemWord } from '@app/shared/search/search-text';
+import type { SynonymTable } from '@app/shared/synonyms/synonym-table';
 import { isLostPointInTime, isUnavailable } from './search-errors';
 import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
 import { IndexReads } from './index-reads';
@@ -36,6 +38,12 @@ export class LostPointInTime extends Error {
 }
 
 type Suggested = Parameters<typeof typoCandidates>[0];
+
+/** The corrections of words no synonym rule names. */
+function unnamed(corrections: Record<string, string>, synonyms: SynonymTable | undefined) {
+  if (!synonyms || synonyms.empty) return corrections;
+  return Object.fromEntries(Object.entries(corrections).filter(([word]) => !synonyms.names(stemWord(word))));
+}
 
 /** Only what the ranking needs travels back: ids, scores, sort values, the counts, the suggester's verdicts. */
 const FILTER_PATH = ['pit_id', 'suggest', 'aggregations', 'hits.total', 'hits.hits._score', 'hits.hits.sort'];
@@ -78,9 +86,12 @@ export class SearchEngine {
     const cut = from + limit + 1 > MAX_RESULT_WINDOW;
     const window: Slice = { kind: 'window', from, size: cut ? limit : limit + 1 };
     const requests = (searched: SearchCriteria) => buildSearchRequests(searched, window, this.index.alias);
+    // A word a synonym rule names is no typo, whatever the index holds (it finds its synonyms).
+    const usable = (found: Record<string, string>) => unnamed(found, criteria.synonyms);
     let fixes = this.typos.lookup(criteria.q);
     let response: SearchResponses;
     if (fixes) {
+      fixes = usable(fixes);
       response = await this.run(requests({ ...criteria, corrections: fixes }));
     } else {
       // Words not asked about yet: the suggester rides along with the ranking; only when it finds a
@@ -90,6 +101,7 @@ export class SearchEngine {
       const suggested = response.rank.suggest as Suggested;
       fixes = await this.activeOnly(typoCandidates(suggested), criteria.q);
       this.typos.learn(criteria.q, fixes);
+      fixes = usable(fixes);
       if (Object.keys(fixes).length > 0)
         response = await this.run(requests({ ...criteria, corrections: fixes }));
     }
@@ -111,11 +123,11 @@ export class SearchEngine {
     return activeCorrections(candidates, response);
   }
 
-  /** Titles that complete `q`, best first, as the index holds them. */
-  async suggest(q: string, limit: number): Promise<{ id: string; title: string }[]> {
+  /** Titles that complete `q`, best first, as the index holds them, widened by `synonyms`. */
+  async suggest(q: string, limit: number, synonyms?: SynonymTable): Promise<{ id: string; title: string }[]> {
     const response = await this.unlessUnavailable(() =>
       this.index.search({
-        ...buildSuggestRequest(q, limit, this.index.alias),
+        ...buildSuggestRequest(q, limit, this.index.alias, synonyms),
         filter_path: SUGGEST_FILTER_PATH,
       }),
     );

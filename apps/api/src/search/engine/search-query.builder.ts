@@ -2,8 +2,10 @@ import type { estypes } from '@elastic/elasticsearch';
 import { MAX_RESULT_WINDOW } from '@app/shared/search/search-params';
 import { foldedWords, stemWord, STOP_WORDS } from '@app/shared/search/search-text';
 import { VIDEO_FIELDS as FIELD, type VideoField } from '@app/shared/search/video-index.definition';
+import type { SynonymTable } from '@app/shared/synonyms/synonym-table';
 import { VideoState } from '@app/shared/video/video-state';
 import { FACET_SIZE, type SearchCriteria, type SearchFacet, type SearchSort } from './search-criteria';
+import { splitByGroups, synonymGroups, type SynonymGroup } from './synonym-expansion';
 
 /**
  * Which part of the ranking to read: `size` hits from position `from` (a page by number), or the
@@ -49,11 +51,67 @@ function queryText(q: string, corrections: Record<string, string> = {}) {
   const stems = words.map(stemWord);
   return {
     words: words.join(' '),
-    stems: stems.join(' '),
-    /** Whether a stem is left where stop words are left out: any-word alternatives that can match. */
-    keyed: stems.some((stem) => !STOP_WORDS.has(stem)),
+    stems,
     typing: [...words.slice(0, -1), ...typed.slice(-1)].join(' '),
   };
+}
+
+/** Whether some stem is no stop word: one that can match where stop words are left out. */
+const keyedStems = (stems: readonly string[]) => stems.some((stem) => !STOP_WORDS.has(stem));
+
+/**
+ * One field's any-word (`or`) or all-words (`and`) alternative for a query's stems, widened by
+ * synonyms when `groups` has some: the words of no group as before, and each group as the best of
+ * its own words and each term it also finds (a `dis_max`: a video that holds both counts once).
+ * A term of several words matches where all its words are, in any order, as a query's own words
+ * do: the stemmed fields keep no positions. Without groups, the one `match` of the plain search.
+ */
+function wordsQuery(
+  field: VideoField,
+  stems: readonly string[],
+  groups: SynonymGroup[] | undefined,
+  boost: number,
+  operator: 'or' | 'and',
+): estypes.QueryDslQueryContainer {
+  // Where any word may match, stop words are left out; all words count them, as the field does.
+  const analyzer = operator === 'or' ? { analyzer: ANY_WORD_ANALYZER } : {};
+  if (!groups) return { match: { [field]: { query: stems.join(' '), boost, operator, ...analyzer } } };
+  const words = (query: readonly string[], all: boolean) => ({
+    match: { [field]: { query: query.join(' '), ...(all ? { operator: 'and' as const } : {}), ...analyzer } },
+  });
+  const { plain, own } = splitByGroups(stems, groups);
+  const widened = groups.map((group, at) => ({
+    dis_max: {
+      queries: [
+        words(own[at]!, operator === 'and'),
+        ...group.alternatives.map((term) => words(term.stems, true)),
+      ],
+    },
+  }));
+  if (operator === 'or') {
+    return { bool: { should: [...(plain.length > 0 ? [words(plain, false)] : []), ...widened], boost } };
+  }
+  // Plain words the field's analyzer drops (stop words in the description) leave no condition.
+  const rest =
+    plain.length > 0
+      ? [{ match: { [field]: { query: plain.join(' '), operator, zero_terms_query: 'all' as const } } }]
+      : [];
+  return { bool: { must: [...rest, ...widened], boost } };
+}
+
+/**
+ * Whether the any-word alternatives match every video the all-words ones do: some plain stem is
+ * no stop word, or some group's own words hold one and each term it finds does too.
+ */
+function keyedQuery(stems: readonly string[], groups: SynonymGroup[] | undefined): boolean {
+  if (!groups) return keyedStems(stems);
+  const { plain, own } = splitByGroups(stems, groups);
+  return (
+    keyedStems(plain) ||
+    groups.some(
+      (group, at) => keyedStems(own[at]!) && group.alternatives.every((term) => keyedStems(term.stems)),
+    )
+  );
 }
 
 /** Where any word may match, stop words are left out (video-index.definition.ts). */
@@ -92,18 +150,12 @@ export const MIN_PREFIX_LETTERS = 2;
  * only ever reaches `match`-family queries, which analyse it as plain words: quotes, colons or
  * `AND` are never syntax.
  */
-function textQueries(q: string, corrections?: Record<string, string>) {
-  const { words, stems, keyed, typing } = queryText(q, corrections);
-  const match = (field: VideoField, boost: number, operator: 'or' | 'and' = 'or') => ({
-    match: {
-      [field]: {
-        query: stems,
-        boost,
-        operator,
-        ...(operator === 'or' ? { analyzer: ANY_WORD_ANALYZER } : {}),
-      },
-    },
-  });
+function textQueries(q: string, corrections?: Record<string, string>, synonyms?: SynonymTable) {
+  const { words, stems, typing } = queryText(q, corrections);
+  const groups = synonymGroups(stems, synonyms);
+  const keyed = keyedQuery(stems, groups);
+  const match = (field: VideoField, boost: number, operator: 'or' | 'and' = 'or') =>
+    wordsQuery(field, stems, groups, boost, operator);
   const last = typing.slice(typing.lastIndexOf(' ') + 1);
   const asTyped: estypes.QueryDslQueryContainer[] =
     [...last].length >= MIN_PREFIX_LETTERS
@@ -208,7 +260,7 @@ export interface SearchRequests {
 export function buildSearchRequests(criteria: SearchCriteria, slice: Slice, index: string): SearchRequests {
   const filter = filters(criteria);
   // Folded and stemmed once, for both requests.
-  const text = textQueries(criteria.q, criteria.corrections);
+  const text = textQueries(criteria.q, criteria.corrections, criteria.synonyms);
   // A point in time names its indices itself: the requests must not.
   const target = slice.kind === 'after' ? { pit: { id: slice.pit, keep_alive: slice.keepAlive } } : { index };
   // A date order still reports each item's relevance. Sorted by score, the scores come anyway, and
@@ -281,7 +333,7 @@ export function positionRequest(
     query: {
       bool: {
         filter: [{ ids: { values: [id] } }],
-        must: rankingQuery(textQueries(criteria.q, criteria.corrections)),
+        must: rankingQuery(textQueries(criteria.q, criteria.corrections, criteria.synonyms)),
       },
     },
     sort: completeSort(criteria.sort),

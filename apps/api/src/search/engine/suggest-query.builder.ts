@@ -1,7 +1,9 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { foldedWords, stemWord } from '@app/shared/search/search-text';
 import { VIDEO_FIELDS as FIELD } from '@app/shared/search/video-index.definition';
+import type { SynonymTable } from '@app/shared/synonyms/synonym-table';
 import { activeOnly, completeSort, MIN_PREFIX_LETTERS } from './search-query.builder';
+import { splitByGroups, synonymGroups, type SynonymGroup } from './synonym-expansion';
 
 /**
  * The requests about words rather than videos: titles that complete what a search box holds
@@ -34,9 +36,13 @@ function titleStart(words: string[]): estypes.QueryDslQueryContainer | undefined
  * letters; beyond, at most 50 words of the index complete it), titles that start as typed first,
  * then the better match, then the newer video. Active videos only.
  */
-export function buildSuggestRequest(q: string, limit: number, index: string): estypes.SearchRequest {
+export function buildSuggestRequest(
+  q: string,
+  limit: number,
+  index: string,
+  synonyms?: SynonymTable,
+): estypes.SearchRequest {
   const words = foldedWords(q);
-  const text = words.join(' ');
   const start = titleStart(words);
   return {
     index,
@@ -46,12 +52,52 @@ export function buildSuggestRequest(q: string, limit: number, index: string): es
     query: {
       bool: {
         filter: [activeOnly],
-        must: { match_bool_prefix: { [TITLE]: { query: text, operator: 'and' } } },
+        must: titleWords(words, synonymGroups(words.map(stemWord), synonyms)),
         ...(start ? { should: start } : {}),
       },
     },
     sort: completeSort('relevance'),
   };
+}
+
+/** Every word in the title, the last as the start of a word: as typed, `text` its folded words. */
+const typedInTitle = (text: string): estypes.QueryDslQueryContainer => ({
+  match_bool_prefix: { [TITLE]: { query: text, operator: 'and' } },
+});
+
+/**
+ * Every word of `words` in the title (the last as the start of a word), widened by synonyms when
+ * `groups` has some: each group's words, or any term it also finds, in the title as a phrase (the
+ * title keeps positions). A group that ends the query keeps its last word as a prefix.
+ */
+function titleWords(words: string[], groups: SynonymGroup[] | undefined): estypes.QueryDslQueryContainer {
+  if (!groups) return typedInTitle(words.join(' '));
+  const { plain, own } = splitByGroups(words, groups);
+  const endsInGroup = groups.at(-1)!.end === words.length;
+  const widened = groups.map((group, at) => {
+    const last = endsInGroup && at === groups.length - 1;
+    const ownWords = own[at]!.join(' ');
+    return {
+      dis_max: {
+        queries: [
+          last
+            ? typedInTitle(ownWords)
+            : { match: { [TITLE]: { query: ownWords, operator: 'and' as const } } },
+          ...group.alternatives.map((term) => ({ match_phrase: { [TITLE]: term.words.join(' ') } })),
+        ],
+      },
+    };
+  });
+  // The words of no group; the query's last word among them is still the last, and a prefix.
+  const rest =
+    plain.length === 0
+      ? []
+      : [
+          endsInGroup
+            ? { match: { [TITLE]: { query: plain.join(' '), operator: 'and' as const } } }
+            : typedInTitle(plain.join(' ')),
+        ];
+  return { bool: { must: [...rest, ...widened] } };
 }
 
 /** How many close words the suggester offers per word: the closest may be held by hidden videos only. */

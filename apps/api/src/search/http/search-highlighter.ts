@@ -1,5 +1,7 @@
 import { foldedWords, foldWord, QUERY_WORD, stemWord } from '@app/shared/search/search-text';
+import type { SynonymTable } from '@app/shared/synonyms/synonym-table';
 import { MIN_PREFIX_LETTERS } from '../engine/search-query.builder';
+import { synonymGroups } from '../engine/synonym-expansion';
 
 /** Where a search item's text matched, as HTML-safe fragments (docs/contract.md §7.1). */
 export interface Highlights {
@@ -42,9 +44,14 @@ export class Highlighter {
   private readonly keys: Set<string>;
   private readonly prefix: string | undefined;
 
-  constructor(q: string, corrections: Record<string, string> = {}) {
+  constructor(q: string, corrections: Record<string, string> = {}, synonyms?: SynonymTable) {
     const typed = foldedWords(q);
-    this.keys = new Set(typed.map((word) => wordKey(corrections[word] ?? word)));
+    const stems = typed.map((word) => wordKey(corrections[word] ?? word));
+    // The words of the synonyms the search also looked for match as the query's own words do.
+    const widened = (synonymGroups(stems, synonyms) ?? []).flatMap((group) =>
+      group.alternatives.flatMap((term) => term.stems),
+    );
+    this.keys = new Set([...stems, ...widened]);
     const last = typed.at(-1);
     this.prefix = last && [...last].length >= MIN_PREFIX_LETTERS ? last : undefined;
   }

@@ -11,6 +11,8 @@ import type { Lease, PointInTimeLeases } from '../walks/point-in-time-leases';
 import { searchPageSchema, type SearchQuery } from './search-query.schema';
 import { activeVideosOver } from '@test/fakes/fake-active-videos';
 import { VideoSearchService } from './video-search.service';
+import { SynonymTable } from '@app/shared/synonyms/synonym-table';
+import type { CurrentSynonyms } from '../../synonyms/current-synonyms';
 
 /**
  * The search answer is described twice: by `searchPageSchema` (the OpenAPI document's) and by the
@@ -212,6 +214,7 @@ describe('the search answer against its schema (searchPageSchema)', () => {
         activeVideosOver({
           findActiveByIds: (ids: string[]) => Promise.resolve(ids.flatMap((id) => rows.get(id) ?? [])),
         }),
+        { table: SynonymTable.EMPTY } as CurrentSynonyms,
         { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig,
       );
       const query: SearchQuery = {

@@ -10,6 +10,8 @@ import { callerId } from '../../auth/caller-id';
 import type { CursorPosition } from '../walks/search-cursor';
 import type { SearchQuery } from './search-query.schema';
 import { VideoSearchService } from './video-search.service';
+import { SynonymTable } from '@app/shared/synonyms/synonym-table';
+import type { CurrentSynonyms } from '../../synonyms/current-synonyms';
 
 /**
  * A ranking (pages by number) and cursor walks (pages after a position) that answer what a test
@@ -69,6 +71,7 @@ describe('VideoSearchService', () => {
       ranking as unknown as SearchEngine,
       { page: ranking.walk.bind(ranking) } as unknown as CursorWalks,
       activeVideosOver(videos, { repaired }),
+      { table: SynonymTable.EMPTY } as CurrentSynonyms,
       { SEARCH_ITEM_CACHE_MB: 1, JWT_SECRET: 's'.repeat(32) } as AppConfig,
     );
   });

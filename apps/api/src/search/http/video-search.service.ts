@@ -11,6 +11,7 @@ import { ActiveVideos } from '../active/active-videos';
 import type { ItemHead } from '../active/item-heads';
 import { Highlighter, type Highlights } from './search-highlighter';
 import { renderSearchPage, type RenderedItem } from './search-page.renderer';
+import { CurrentSynonyms } from '../../synonyms/current-synonyms';
 
 @Injectable()
 export class VideoSearchService {
@@ -20,6 +21,7 @@ export class VideoSearchService {
     private readonly engine: SearchEngine,
     private readonly walks: CursorWalks,
     private readonly active: ActiveVideos,
+    private readonly synonyms: CurrentSynonyms,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.cursors = new SearchCursors(
@@ -34,7 +36,7 @@ export class VideoSearchService {
    * (docs/contract.md §7, §7.1). `sub` is the caller's: its cursors are its own.
    */
   async search(query: SearchQuery, sub: string): Promise<Buffer> {
-    const criteria = criteriaOf(query);
+    const criteria = { ...criteriaOf(query), synonyms: this.synonyms.table };
     const search = fingerprint(criteria);
     const caller = callerId(sub);
     // A bad cursor is the caller's error, found before the index is asked anything.
@@ -48,7 +50,9 @@ export class VideoSearchService {
       : await this.engine.rank(criteria, page, query.limit);
 
     const ids = ranking.hits.map((hit) => hit.id);
-    const highlighter = query.highlight ? new Highlighter(query.q, ranking.corrections) : undefined;
+    const highlighter = query.highlight
+      ? new Highlighter(query.q, ranking.corrections, criteria.synonyms)
+      : undefined;
     const { heads, highlights } = highlighter
       ? await this.highlighted(ids, highlighter, await synced())
       : { heads: await this.active.heads(ids, await synced()), highlights: undefined };
@@ -84,7 +88,7 @@ export class VideoSearchService {
   /** Titles completing `q` for a search box (docs/contract.md §7.2); MySQL has its say as for a search. */
   async suggest(query: SuggestQuery): Promise<{ items: { id: string; title: string }[] }> {
     const synced = this.active.sync();
-    const suggestions = await this.engine.suggest(query.q, query.limit);
+    const suggestions = await this.engine.suggest(query.q, query.limit, this.synonyms.table);
     const active = await this.active.heads(
       suggestions.map((suggestion) => suggestion.id),
       await synced(),
