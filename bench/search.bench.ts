@@ -1,36 +1,40 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { VideoState } from '@app/shared/video/video-state';
+import { indexState, type IndexState } from './lib/bench-data';
 import { startChurn, videosNeeded, type ChurnFigures, type ChurnRate, type Stretch } from './lib/churn';
 import type { MeasuredRun } from './lib/cpu';
 import {
-  benchToken,
   buildSearchRequests,
-  PATHS,
   floorPath,
-  startSearchFloor,
+  PATHS,
+  startSearchFloors,
   typoSuggestions,
+  benchToken,
   type BenchContext,
 } from './lib/kit';
-import { alternatingLoads, together, warmUp, type Alongside, type HttpLoad, type WarmUp } from './lib/load';
+import {
+  alternatingLoads,
+  apiSearches,
+  throughApi,
+  together,
+  warmUp,
+  type Alongside,
+  type SideLoad,
+  type WarmUp,
+} from './lib/load';
 import { PAGE, plainBody } from './lib/plain-query';
 import { asTyped, sampleQueryMix } from './lib/queries';
+import type { SearchLoad } from './lib/step';
 
 /** Soft deletes a second while a live index is searched, and as many restores, each a second later. */
 const CHURN: ChurnRate = { perSecond: 20, lagMs: 1000 };
 
 /** The sample's query mix, read once however many comparisons a run makes (two per catalogue size). */
 let sampleMix: Promise<string[]> | undefined;
+export const sampleQueries = (): Promise<string[]> => (sampleMix ??= sampleQueryMix(PATHS.sample));
 
 type Side = 'api' | 'plain' | 'elasticsearch' | 'floor' | 'framework' | 'suggest';
-
-/** The index behind the alias as the searches found it: its shape is half of what they cost. */
-export interface IndexState {
-  /** Lucene segments of the primaries: each search visits every one. */
-  segments: number;
-  /** Documents deleted or replaced and not yet merged away, which searches still step over. */
-  deletedDocs: number;
-}
 
 export interface SearchBench {
   /** Active videos in the index searched, before any churn. */
@@ -99,14 +103,6 @@ async function churnVideos(context: BenchContext): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-async function indexState(context: BenchContext, alias: string): Promise<IndexState> {
-  const stats = await context.engine.indices.stats({ index: alias, metric: ['segments', 'docs'] });
-  return {
-    segments: stats._all.primaries?.segments?.count ?? 0,
-    deletedDocs: stats._all.primaries?.docs?.deleted ?? 0,
-  };
-}
-
 /**
  * The same query mix at the same concurrency, in one run, on the index as it is: through the API
  * (auth, validation, Elasticsearch, the MySQL check of every page); a plain `multi_match` straight
@@ -124,45 +120,27 @@ export async function benchSearch(
   config: AppConfig,
   context: BenchContext,
   apiUrl: string,
+  { concurrency, seconds, rounds, warmUp: warmUpLimits }: SearchLoad,
   {
-    concurrency,
-    seconds,
-    rounds,
-    warmUpSeconds,
     churn: withChurn = false,
     profileApi,
   }: {
-    concurrency: number;
-    /** Measured seconds per side, over all rounds. */
-    seconds: number;
-    rounds: number;
-    /** At least, then until Elasticsearch's JIT has settled, at most. */
-    warmUpSeconds: { min: number; max: number };
     churn?: boolean;
     /** Runs beside each of the API's measured rounds (a profiler of its process). */
     profileApi?: Alongside;
-  },
+  } = {},
 ): Promise<SearchBench> {
-  const queries = await (sampleMix ??= sampleQueryMix(PATHS.sample));
+  const queries = await sampleQueries();
   const q = (i: number) => queries[i % queries.length]!;
   const index = config.ELASTICSEARCH_INDEX;
-  const token = benchToken();
-  const engine = (
-    body: (i: number) => { path: string; body: string },
-  ): Omit<HttpLoad, 'durationSeconds'> => ({
+  const engine = (body: (i: number) => { path: string; body: string }): SideLoad => ({
     url: config.ELASTICSEARCH_URL,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     request: body,
     concurrency,
   });
-  const throughApi = (path: (i: number) => string): Omit<HttpLoad, 'durationSeconds'> => ({
-    url: apiUrl,
-    headers: { authorization: `Bearer ${token}` },
-    request: (i: number) => ({ path: path(i) }),
-    concurrency,
-  });
-  const throughFloor = (url: string): Omit<HttpLoad, 'durationSeconds'> => ({
+  const throughFloor = (url: string): SideLoad => ({
     url,
     request: (i: number) => ({ path: floorPath(q(i)) }),
     concurrency,
@@ -170,25 +148,25 @@ export async function benchSearch(
   const videos = await context.videos.count();
   const churnIds = withChurn ? await churnVideos(context) : [];
   // After the reads that may fail: the floors are stopped by the `finally` below, and only there.
-  const floor = await startSearchFloor('bare', config.ELASTICSEARCH_URL, index);
-  const framework = await startSearchFloor('nest', config.ELASTICSEARCH_URL, index).catch(
-    async (error: unknown) => {
-      await floor.process.stop();
-      throw error;
-    },
-  );
+  const floors = await startSearchFloors(['bare', 'nest'], config.ELASTICSEARCH_URL, index);
   // Only the sides present are run (`alternatingLoads` goes by the object's keys).
   const loads = {
-    api: throughApi((i) => `/api/videos/search?q=${encodeURIComponent(q(i))}&limit=${PAGE}`),
+    api: apiSearches(apiUrl, queries, concurrency),
     plain: engine((i) => ({ path: `/${index}/_search`, body: JSON.stringify(plainBody(q(i))) })),
     elasticsearch: engine((i) => apiBody(q(i), index)),
-    floor: throughFloor(floor.url),
-    framework: throughFloor(framework.url),
+    floor: throughFloor(floors.url.bare),
+    framework: throughFloor(floors.url.nest),
     ...(withChurn
       ? {}
-      : { suggest: throughApi((i) => `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}`) }),
-  } as Record<Side, Omit<HttpLoad, 'durationSeconds'>>;
-  const churn = withChurn ? startChurn(apiUrl, token, churnIds, CHURN) : undefined;
+      : {
+          suggest: throughApi(
+            apiUrl,
+            (i) => `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}`,
+            concurrency,
+          ),
+        }),
+  } as Record<Side, SideLoad>;
+  const churn = withChurn ? startChurn(apiUrl, benchToken(), churnIds, CHURN) : undefined;
   const stretches: Partial<Record<Side, Stretch[]>> = {};
   const churnOf =
     (side: Side): Alongside =>
@@ -213,29 +191,18 @@ export async function benchSearch(
     // Warm-up (JIT, connection pools, index caches), then the sides alternate. The API's CPU per
     // request keeps falling while V8 optimises it, and a fresh Elasticsearch node compiles for
     // minutes (docs/performance.md, "How a comparison is kept fair").
-    warmed = await warmUp(loads, {
-      roundSeconds: Math.min(10, warmUpSeconds.min / 2),
-      minSeconds: warmUpSeconds.min,
-      maxSeconds: warmUpSeconds.max,
-      settledJitShare: 0.01,
-    });
-    before = await indexState(context, index);
+    warmed = await warmUp(loads, warmUpLimits);
+    before = await indexState(context);
     measured = await alternatingLoads(loads, {
       rounds,
       seconds: seconds / rounds,
-      alongside: {
-        api: beside('api'),
-        plain: beside('plain'),
-        elasticsearch: beside('elasticsearch'),
-        floor: beside('floor'),
-        framework: beside('framework'),
-      },
+      alongside: beside,
     });
-    after = await indexState(context, index);
+    after = await indexState(context);
   } finally {
     // Also after an error: no video stays deleted.
     total = await churn?.stop();
-    await Promise.all([floor.process.stop(), framework.process.stop()]);
+    await floors.stop();
   }
   const { suggest, ...compared } = measured;
   return {

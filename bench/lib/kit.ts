@@ -106,8 +106,8 @@ export const BENCH_ENV: Record<string, string> = Object.fromEntries(
   Object.entries(DEFAULTS).map(([name, value]) => [name, process.env[`BENCH_${name}`] ?? value]),
 );
 
-export function applyBenchEnv(overrides: Record<string, string> = {}): AppConfig {
-  for (const [name, value] of Object.entries({ ...BENCH_ENV, ...overrides })) process.env[name] = value;
+export function applyBenchEnv(): AppConfig {
+  for (const [name, value] of Object.entries(BENCH_ENV)) process.env[name] = value;
   return loadConfig();
 }
 
@@ -116,18 +116,16 @@ export interface BenchContext extends ServicesContext {
   engine: Client;
 }
 
-/** A provider of the worker context built otherwise: what the bench measures around, not what it measures. */
-export interface Replacement {
-  provide: InjectionToken;
-  useFactory: () => unknown;
-}
-
 /**
  * The services of a CLI command (`openWorkerContext`) and the kit's engine client, on whatever
  * `config` names; with `replace`, those providers are built by their factories instead (through
- * Nest's testing module, which is what replaces a provider inside the modules).
+ * Nest's testing module, which is what replaces a provider inside the modules): what the bench
+ * measures around, not what it measures.
  */
-export async function openContext(config: AppConfig, replace: Replacement[] = []): Promise<BenchContext> {
+export async function openContext(
+  config: AppConfig,
+  replace: { provide: InjectionToken; useFactory: () => unknown }[] = [],
+): Promise<BenchContext> {
   let app;
   if (replace.length === 0) app = await openWorkerContext(config);
   else {
@@ -188,34 +186,62 @@ export type SearchFloor = 'bare' | FrameworkLayers;
 export const floorPath = (q: string): string => `/?q=${encodeURIComponent(q)}`;
 
 /**
- * One of the search step's floors on a free port, forwarding the plain query to `elasticsearch`'s
- * `index`: the bare proxy, what an HTTP hop in front of the engine costs at the least, or the same
- * hop through the API's frameworks, or some of them.
+ * A helper process of the bench's own (a floor, the collector) started with its port as its first
+ * argument, once `GET <readyPath>` answers 200; killed if it never does.
  */
-export async function startSearchFloor(
-  floor: SearchFloor,
-  elasticsearch: string,
-  index: string,
+async function startHelper(
+  entry: string,
+  readyPath: string,
+  args: string[] = [],
 ): Promise<{ url: string; process: RunningProcess }> {
   const port = await freePort();
-  const args = [elasticsearch, index, String(port)];
-  const running =
-    floor === 'bare'
-      ? startProcess(PATHS.floorProxy, {}, args)
-      : startProcess(PATHS.floorFramework, {}, [...args, floor]);
+  const running = startProcess(entry, BENCH_ENV, [String(port), ...args]);
   const url = `http://127.0.0.1:${port}`;
-  await waitForStatus(`${url}${floorPath('ready')}`, 200, 30_000);
+  try {
+    await waitForStatus(`${url}${readyPath}`, 200, 30_000);
+  } catch (error) {
+    await running.stop('SIGKILL');
+    throw error;
+  }
   return { url, process: running };
 }
 
-/** The delete step's floor (bench/floor-delete.ts) on a free port, on the bench's stores. */
-export async function startFloorDelete(): Promise<{ url: string; process: RunningProcess }> {
-  const port = await freePort();
-  const running = startProcess(PATHS.floorDelete, BENCH_ENV, [String(port)]);
-  const url = `http://127.0.0.1:${port}`;
-  await waitForStatus(`${url}/ready`, 200, 30_000);
-  return { url, process: running };
+/** The last line a process printed, parsed: the figures a helper or a script prints as it ends. */
+export function lastJsonLine<T>(output: string): T {
+  return JSON.parse(output.trim().split('\n').pop()!) as T;
 }
+
+/**
+ * The search floors on free ports, forwarding the plain query to `elasticsearch`'s `index`: the
+ * bare proxy, what an HTTP hop in front of the engine costs at the least, and the same hop through
+ * the API's frameworks, or some of them. `stop` stops every one (also those started before a failure).
+ */
+export async function startSearchFloors<F extends SearchFloor>(
+  floors: readonly F[],
+  elasticsearch: string,
+  index: string,
+): Promise<{ url: Record<F, string>; stop(): Promise<void> }> {
+  const started: RunningProcess[] = [];
+  const url = {} as Record<F, string>;
+  const stop = async () => void (await Promise.all(started.map((floor) => floor.stop())));
+  try {
+    for (const floor of floors) {
+      const helper =
+        floor === 'bare'
+          ? await startHelper(PATHS.floorProxy, floorPath('ready'), [elasticsearch, index])
+          : await startHelper(PATHS.floorFramework, floorPath('ready'), [elasticsearch, index, floor]);
+      started.push(helper.process);
+      url[floor] = helper.url;
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, stop };
+}
+
+/** The delete step's floor (bench/floor-delete.ts) on a free port, on the bench's stores. */
+export const startFloorDelete = () => startHelper(PATHS.floorDelete, '/ready');
 
 /**
  * The tracing step's collector (bench/otlp-sink.ts) on a free port: `url` for
@@ -225,15 +251,12 @@ export async function startOtlpSink(): Promise<{
   url: string;
   stop(): Promise<{ requests: number; bytes: number }>;
 }> {
-  const port = await freePort();
-  const running = startProcess(PATHS.otlpSink, {}, [String(port)]);
-  const url = `http://127.0.0.1:${port}`;
-  await waitForStatus(`${url}/v1/traces`, 200, 30_000);
+  const sink = await startHelper(PATHS.otlpSink, '/v1/traces');
   return {
-    url,
+    url: sink.url,
     async stop() {
-      await running.stop();
-      return JSON.parse(running.output().trim().split('\n').pop()!) as { requests: number; bytes: number };
+      await sink.process.stop();
+      return lastJsonLine(sink.process.output());
     },
   };
 }
@@ -248,13 +271,13 @@ const GNU_TIME = '/usr/bin/time';
 /**
  * Runs a built entry point to its end with the bench environment under `/usr/bin/time -v`, and
  * returns its output and peak RSS: the report's "Maximum resident set size", which the kernel keeps
- * for the process (its high-water mark) and hands to GNU time when the process exits.
+ * for the process (its high-water mark) and hands to GNU time when the process exits. A process
+ * that exits with an error fails the call, with the end of its output.
  */
 export async function runWithPeakRss(
   entry: string,
   args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; output: string; peakRssBytes: number }> {
+): Promise<{ output: string; peakRssBytes: number }> {
   if (!existsSync(GNU_TIME)) {
     throw new Error(
       `the bench reads peak RSS from GNU time (${GNU_TIME}): install it (Debian: apt-get install time)`,
@@ -263,11 +286,13 @@ export async function runWithPeakRss(
   const dir = mkdtempSync(join(tmpdir(), 'bench-time-'));
   const report = join(dir, 'time.txt');
   try {
-    const run = await runProcess(entry, args, { ...BENCH_ENV, ...env }, [GNU_TIME, '-v', '-o', report]);
+    const run = await runProcess(entry, args, BENCH_ENV, [GNU_TIME, '-v', '-o', report]);
+    if (run.code !== 0)
+      throw new Error(`${entry} ${args.join(' ')} exited ${String(run.code)}:\n${run.output.slice(-2000)}`);
     const text = readFileSync(report, 'utf8');
     const kilobytes = /Maximum resident set size \(kbytes\): (\d+)/.exec(text);
     if (!kilobytes) throw new Error(`no peak RSS in ${GNU_TIME}'s report:\n${text}`);
-    return { ...run, peakRssBytes: Number(kilobytes[1]) * 1024 };
+    return { output: run.output, peakRssBytes: Number(kilobytes[1]) * 1024 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,9 @@
 import autocannon from 'autocannon';
-import { cpuSeconds, cpuSince, mergeMeasured, totalCpu, type CpuSeconds, type MeasuredRun } from './cpu';
+import { mergeMeasured, totalCpu, withCpu, type CpuSeconds, type MeasuredRun } from './cpu';
+import { benchToken } from './kit';
 import { alternate } from './order';
-import { mergeRuns, type RunStats, type TimedRun } from './stats';
+import { PAGE } from './plain-query';
+import type { TimedRun } from './stats';
 import { warmUntilSettled, type Settled, type WarmUpLimits } from './warm-up';
 
 export interface HttpLoad {
@@ -13,6 +15,25 @@ export interface HttpLoad {
   concurrency: number;
   durationSeconds?: number;
   amount?: number;
+}
+
+/** A side's load in a comparison: its rounds set how long it runs. */
+export type SideLoad = Omit<HttpLoad, 'durationSeconds' | 'amount'>;
+
+/** GETs through the API at `url` as an admin, the i-th request on `path(i)`. */
+export function throughApi(url: string, path: (i: number) => string, concurrency: number): SideLoad {
+  return {
+    url,
+    headers: { authorization: `Bearer ${benchToken()}` },
+    request: (i) => ({ path: path(i) }),
+    concurrency,
+  };
+}
+
+/** The API's searches for `queries`, one after the other and round again, a page each. */
+export function apiSearches(url: string, queries: readonly string[], concurrency: number): SideLoad {
+  const q = (i: number) => encodeURIComponent(queries[i % queries.length]!);
+  return throughApi(url, (i) => `/api/videos/search?q=${q(i)}&limit=${PAGE}`, concurrency);
 }
 
 function options(load: HttpLoad): autocannon.Options {
@@ -59,15 +80,10 @@ function measured(
   });
 }
 
-/** An HTTP load with autocannon; every non-2xx answer counts as an error. */
-export async function httpLoad(load: HttpLoad): Promise<RunStats> {
-  return mergeRuns([await timedHttpLoad(load)]);
-}
-
 /**
- * `httpLoad`, answering with every 2xx answer's latency, so that rounds can be merged (`mergeRuns`).
- * autocannon's own summary (its histograms) is skipped: nothing reads it, and it would cost the
- * load generator CPU inside the round's reading.
+ * An HTTP load with autocannon, answering with every 2xx answer's latency (every other answer is an
+ * error), so that rounds can be merged (`mergeRuns`). autocannon's own summary (its histograms) is
+ * skipped: nothing reads it, and it would cost the load generator CPU inside the round's reading.
  */
 export async function timedHttpLoad(load: HttpLoad): Promise<TimedRun> {
   const { result, latencies, seconds } = await measured({ ...options(load), skipAggregateResult: true });
@@ -100,15 +116,13 @@ export async function runBeside<T>(alongside: Alongside | undefined, work: () =>
  * with its latencies and the CPU each part used.
  */
 function loadRounds<K extends string>(
-  loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
-  { seconds, alongside = {} }: { seconds: number; alongside?: Partial<Record<K, Alongside>> },
+  loads: Record<K, SideLoad>,
+  { seconds, alongside }: { seconds: number; alongside?: (side: K) => Alongside | undefined },
 ): Record<K, () => Promise<TimedRun & { cpu: CpuSeconds }>> {
   const oneRound = (name: K) => () =>
-    runBeside(alongside[name], async () => {
-      const before = cpuSeconds();
-      const run = await timedHttpLoad({ ...loads[name], durationSeconds: seconds });
-      return { ...run, cpu: cpuSince(before) };
-    });
+    runBeside(alongside?.(name), () =>
+      withCpu(() => timedHttpLoad({ ...loads[name], durationSeconds: seconds })),
+    );
   return Object.fromEntries((Object.keys(loads) as K[]).map((name) => [name, oneRound(name)])) as Record<
     K,
     ReturnType<typeof oneRound>
@@ -124,12 +138,12 @@ function loadRounds<K extends string>(
  * through each of its rounds.
  */
 export async function alternatingLoads<K extends string>(
-  loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
+  loads: Record<K, SideLoad>,
   {
     rounds,
     seconds,
     alongside,
-  }: { rounds: number; seconds: number; alongside?: Partial<Record<K, Alongside>> },
+  }: { rounds: number; seconds: number; alongside?: (side: K) => Alongside | undefined },
 ): Promise<Record<K, MeasuredRun>> {
   const runs = await alternate(loadRounds(loads, { seconds, alongside }), rounds);
   return Object.fromEntries(
@@ -156,16 +170,17 @@ export function warmAlternating<K extends string>(
 }
 
 /**
- * Runs the loads, unmeasured, in alternating rounds of `roundSeconds` each (`warmAlternating`)
- * until Elasticsearch's JVM has stopped compiling, after at least `minSeconds` (which also lets V8
+ * Runs the loads, unmeasured, in alternating rounds (`warmAlternating`) of 10 s at most, until
+ * Elasticsearch's JVM has stopped compiling, after at least `minSeconds` (which also lets V8
  * optimise the API) and at most `maxSeconds`. A freshly started node spends minutes of search load
  * compiling; measured in that time, every round is slower than the next, and more so for the side
  * that runs first.
  */
 export async function warmUp<K extends string>(
-  loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
-  { roundSeconds, ...limits }: WarmUpLimits & { roundSeconds: number },
+  loads: Record<K, SideLoad>,
+  limits: WarmUpLimits,
 ): Promise<WarmUp> {
+  const roundSeconds = Math.min(10, limits.minSeconds / 2);
   const { seconds, jitShare } = await warmAlternating(loadRounds(loads, { seconds: roundSeconds }), limits);
   return { seconds, jitShare };
 }
