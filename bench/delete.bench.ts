@@ -3,7 +3,7 @@ import { atLeast, count, cpuPer, loadHeader, row, warmedUp } from './lib/figures
 import { benchToken, startFloorDelete } from './lib/kit';
 import { runBeside, timedHttpLoad, warmAlternating, type Alongside } from './lib/load';
 import { mergeMeasured, withCpu, type MeasuredRun } from './lib/cpu';
-import { alternate } from './lib/order';
+import { alternate, mapSides } from './lib/order';
 import { openRawSoftDelete, rawSoftDelete, RETENTION_DAYS } from './lib/raw-soft-delete';
 import type { Step } from './lib/step';
 import type { Settled } from './lib/warm-up';
@@ -27,14 +27,11 @@ export interface SoftDeleteBench {
 const settings = (quick: boolean) => ({ concurrency: 16, rounds: quick ? 2 : 4 });
 
 /**
- * Soft deletes through the API (`DELETE /api/videos/{id}?retentionDays=30`, each request a different
- * video) against the raw script (bench/lib/raw-soft-delete.ts) and against the same script behind a
- * bare HTTP server (the floor), at the same concurrency, on the same videos: unmeasured
- * rounds of both sides until the API's V8 has optimised its path (a fresh API took about one and
- * a half times the CPU per request in its first 500 requests) and Elasticsearch's JIT compiler
- * has settled (`warmUntilSettled`), then alternating ones (a b b a…). Between rounds the
- * videos are made active again (row, document) and the delayed purge jobs removed, so every round
- * deletes active videos that have no job yet.
+ * Soft deletes through the API, each request a different video, against the raw script
+ * (bench/lib/raw-soft-delete.ts) and the same script behind a bare HTTP server (the floor), on the
+ * same videos: unmeasured rounds until the API's V8 has optimised its path and Elasticsearch's JIT
+ * compiler has settled, then alternating ones. Between rounds the videos are made active again and
+ * the delayed purge jobs removed, so every round deletes active videos that have no job yet.
  */
 export const deleteStep: Step<{ softDelete: SoftDeleteBench }> = {
   name: 'delete',
@@ -100,13 +97,7 @@ export const deleteStep: Step<{ softDelete: SoftDeleteBench }> = {
           maxSeconds: quick ? 60 : 300,
         });
         const measured = await alternate(sides(apiUrl, profileApi), rounds);
-        return {
-          videos: ids.length,
-          api: mergeMeasured(measured.api),
-          raw: mergeMeasured(measured.raw),
-          floor: mergeMeasured(measured.floor),
-          warmUp,
-        };
+        return { videos: ids.length, ...mapSides(measured, mergeMeasured), warmUp };
       });
       return { softDelete };
     } finally {

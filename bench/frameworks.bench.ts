@@ -1,8 +1,9 @@
 import type { MeasuredRun } from './lib/cpu';
 import { msPer } from './lib/cpu-budget';
 import { count, cpuPer, loadHeader, row } from './lib/figures';
-import { floorPath, startSearchFloors, type SearchFloor } from './lib/kit';
-import { alternatingLoads, warmUp, type SideLoad, type WarmUp } from './lib/load';
+import { startSearchFloors, type SearchFloor } from './lib/kit';
+import { alternatingLoads, floorSearches, warmUp, type WarmUp } from './lib/load';
+import { mapSides } from './lib/order';
 import type { Table } from './lib/report';
 import type { Step } from './lib/step';
 import { sampleQueries } from './search.bench';
@@ -50,16 +51,7 @@ export const frameworksStep: Step<{ frameworks: FrameworksBench }> = {
     const queries = await sampleQueries();
     const floors = await startSearchFloors(RUNG_NAMES, config.ELASTICSEARCH_URL, config.ELASTICSEARCH_INDEX);
     try {
-      const loads = Object.fromEntries(
-        RUNG_NAMES.map((rung): [Rung, SideLoad] => [
-          rung,
-          {
-            url: floors.url[rung],
-            request: (i: number) => ({ path: floorPath(queries[i % queries.length]!) }),
-            concurrency,
-          },
-        ]),
-      ) as Record<Rung, SideLoad>;
+      const loads = mapSides(RUNGS, (_, rung) => floorSearches(floors.url[rung], queries, concurrency));
       const warmed = await warmUp(loads, warmUpLimits);
       const rungs = await alternatingLoads(loads, { rounds, seconds: seconds / rounds });
       return { frameworks: { videos, concurrency, seconds, rounds, warmUp: warmed, rungs } };

@@ -3,7 +3,7 @@ import { StorageCleaner } from '@app/shared/storage/storage-cleaner';
 import { mergeMeasured, withCpu, type MeasuredRun } from './lib/cpu';
 import { atLeast, count, cpuPer, row } from './lib/figures';
 import { putMedia, rawDeleteMedia, rawS3Client } from './lib/media';
-import { alternate } from './lib/order';
+import { alternate, mapSides } from './lib/order';
 import type { Step } from './lib/step';
 import { timedLoop } from './lib/stats';
 
@@ -58,8 +58,7 @@ export const mediaCleanupStep: Step<{ mediaCleanup: MediaCleanupBench }> = {
     try {
       await alternate(sides, 1);
       const measured = await alternate(sides, rounds);
-      const cleaner = mergeMeasured(measured.cleaner);
-      return { mediaCleanup: { videos, objectsPerVideo, cleaner, raw: mergeMeasured(measured.raw) } };
+      return { mediaCleanup: { videos, objectsPerVideo, ...mapSides(measured, mergeMeasured) } };
     } finally {
       s3.destroy();
     }

@@ -4,7 +4,7 @@ import { endpointOf } from '@app/shared/net/receiver-url';
 import { SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
 import { SWEEP_WINDOW, WebhookDeliveryService } from '@app/shared/events/webhook-delivery.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
-import { emptyOutbox } from './lib/bench-data';
+import { emptyOutbox, fillOutbox } from './lib/bench-data';
 import { atMost, count, ms } from './lib/figures';
 import { openContext } from './lib/kit';
 import type { Step } from './lib/step';
@@ -40,7 +40,6 @@ const HEALTHY = endpointOf('http://receiver-healthy.bench/hooks');
 const EVENTS_PER_VIDEO = 5;
 /** Deliveries to the healthy receiver waiting beside the backlog (recorded a moment ago). */
 const HEALTHY_PENDING = 20;
-const FILL_BATCH = 100_000;
 
 /** The previous sweep's query (`dueHeads`), kept here as the baseline. */
 const BEFORE_SQL = `SELECT d.id, d.attempts FROM webhook_deliveries d
@@ -55,28 +54,20 @@ const BEFORE_SQL = `SELECT d.id, d.attempts FROM webhook_deliveries d
  * the others wait for it. Beside them a few for a healthy receiver. Written by MariaDB's sequence engine.
  */
 async function fill(dataSource: DataSource, backlog: number): Promise<void> {
-  await emptyOutbox(dataSource);
-  const total = backlog + HEALTHY_PENDING;
-  for (let from = 1; from <= total; from += FILL_BATCH) {
-    await dataSource.query(
-      `INSERT INTO outbox_events (id, type, subject, author_id, body, occurred_at)
-       SELECT UUID(), 'video.soft_deleted', CONCAT('bench-video-', (s.seq - 1) DIV ${EVENTS_PER_VIDEO}), 'bench-author',
-         '{"type":"video.soft_deleted"}', NOW(3) - INTERVAL 2 HOUR + INTERVAL s.seq MICROSECOND
-       FROM seq_1_to_${total} s WHERE s.seq BETWEEN ? AND ?`,
-      [from, Math.min(total, from + FILL_BATCH - 1)],
-    );
-  }
-  // The last HEALTHY_PENDING events go to the healthy receiver, the others to the one that is down.
-  const [last] = await dataSource.query<{ seq: string }[]>('SELECT MAX(seq) AS seq FROM outbox_events');
-  const healthyFrom = Number(last!.seq) - HEALTHY_PENDING;
-  for (let from = 1; from <= Number(last!.seq); from += FILL_BATCH) {
-    await dataSource.query(
-      `INSERT INTO webhook_deliveries (event_id, endpoint, endpoint_key, subject, state, attempts, next_attempt_at)
-       SELECT o.id, IF(o.seq > ?, ?, ?), IF(o.seq > ?, ?, ?), o.subject, 'pending', 0, o.occurred_at
-       FROM outbox_events o WHERE o.seq BETWEEN ? AND ? ORDER BY o.seq`,
-      [healthyFrom, HEALTHY.url, DOWN.url, healthyFrom, HEALTHY.key, DOWN.key, from, from + FILL_BATCH - 1],
-    );
-  }
+  await fillOutbox(
+    dataSource,
+    backlog + HEALTHY_PENDING,
+    {
+      select: `UUID(), 'video.soft_deleted', CONCAT('bench-video-', (s.seq - 1) DIV ${EVENTS_PER_VIDEO}), 'bench-author',
+         '{"type":"video.soft_deleted"}', NOW(3) - INTERVAL 2 HOUR + INTERVAL s.seq MICROSECOND`,
+    },
+    // The last HEALTHY_PENDING events go to the healthy receiver, the others to the one that is down.
+    (last) => ({
+      columns: 'event_id, endpoint, endpoint_key, subject, state, attempts, next_attempt_at',
+      select: `o.id, IF(o.seq > ?, ?, ?), IF(o.seq > ?, ?, ?), o.subject, 'pending', 0, o.occurred_at`,
+      params: [last - HEALTHY_PENDING, HEALTHY.url, DOWN.url, last - HEALTHY_PENDING, HEALTHY.key, DOWN.key],
+    }),
+  );
   // Each video's first delivery (ids follow the events: every fifth from the first) has failed.
   await dataSource.query(
     `UPDATE webhook_deliveries SET attempts = 6, first_failed_at = NOW(3) - INTERVAL 1 HOUR,

@@ -12,7 +12,7 @@ import { closedLoop } from './lib/stats';
 import { totalCpu, withCpu, type CpuSeconds } from './lib/cpu';
 import { runBeside, warmAlternating, type Alongside } from './lib/load';
 import { putMedia, rawS3Client } from './lib/media';
-import { alternate } from './lib/order';
+import { alternate, mapSides } from './lib/order';
 import type { Step } from './lib/step';
 import type { Settled } from './lib/warm-up';
 import { profileDiffTable, profileTable, writeProfiles, type Profiled } from './profile-table';
@@ -91,11 +91,6 @@ async function idle(queue: Queue): Promise<boolean> {
   return Object.values(counts).every((n) => n === 0);
 }
 
-/** Waits until no sweep or reconcile job is waiting or running (the next ones are delayed). */
-async function maintenanceSettled(queues: JobQueues): Promise<void> {
-  while (!(await idle(queues.queue(SWEEPS['reconcile-index'].queue)))) await sleep(100);
-}
-
 /** `count` videos purged by `purge`: how long it took, and the CPU each part used. */
 function timed(count: number, purge: () => Promise<void>): Promise<PurgeRun> {
   return withCpu(async () => {
@@ -117,16 +112,12 @@ function combine(rounds: PurgeRun[]): PurgeRun {
 const settings = (quick: boolean) => ({ concurrency: 8, rounds: quick ? 2 : 4 });
 
 /**
- * Videos per second fully purged (objects, index document, row, audit, events) by a worker
- * process, against a raw script that makes the same writes (`rawPurge`) at the same concurrency,
- * without queue or framework. The contract asks every purge for its claim and both events
- * (docs/contract.md §10.4), so the script writes them too: a script without them is not a purge.
- *
- * Elasticsearch and S3Proxy are JVMs that speed up as they warm: unmeasured rounds of both sides
- * run until Elasticsearch's JIT compiler has settled and the worker has run a few rounds of jobs
- * (`warmUntilSettled`), then the measured rounds alternate (worker, raw, raw, worker…:
- * `roundOrder`) so neither side always gets the warmer or the quieter minute. With `--profile`, the
- * worker's CPU and the raw script's (this process's) are profiled in their measured rounds.
+ * Videos per second fully purged by a worker process, against a raw script making the same writes
+ * (`rawPurge`): the contract asks every purge for its claim and both events (docs/contract.md
+ * §10.4), so a script without them is not a purge. Unmeasured rounds of both sides until
+ * Elasticsearch's JIT compiler has settled and the worker has run a few rounds of jobs, then
+ * alternating ones. With `--profile`, the worker's CPU and the raw script's (this process's) are
+ * profiled in their measured rounds.
  */
 export const purgeStep: Step<{ purge: PurgeBench }> = {
   name: 'purge',
@@ -190,7 +181,7 @@ export const purgeStep: Step<{ purge: PurgeBench }> = {
       if (inspector) profilers.worker = await roundProfiler(inspector);
       if (profile) profilers.raw = await selfProfiler();
       // A worker's first start runs every sweep and the reconciler at once: let them finish first.
-      await maintenanceSettled(queues);
+      while (!(await idle(queues.queue(SWEEPS['reconcile-index'].queue)))) await sleep(100);
       const sides = (alongside: { worker?: Alongside; raw?: Alongside } = {}) => ({
         worker: () => viaWorker(alongside.worker),
         raw: () => viaRawScript(alongside.raw),
@@ -204,7 +195,7 @@ export const purgeStep: Step<{ purge: PurgeBench }> = {
         sides({ worker: profilers.worker?.alongside, raw: profilers.raw?.alongside }),
         rounds,
       );
-      const purge = { worker: combine(measured.worker), raw: combine(measured.raw), warmUp };
+      const purge = { ...mapSides(measured, combine), warmUp };
       if (profilers.worker && profilers.raw) {
         const side = (label: string, run: PurgeRun, process: Profiled['process'], of: RoundProfiler) => {
           const profiled = { run: { cpu: run.cpu, requests: run.videos }, process, per: 'purge' };

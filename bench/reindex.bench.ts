@@ -1,6 +1,6 @@
 import { atLeast, megabytes, rate } from './lib/figures';
 import { ENTRY, lastJsonLine, PATHS, runWithPeakRss } from './lib/kit';
-import { alternate } from './lib/order';
+import { alternate, mapSides } from './lib/order';
 import type { Step } from './lib/step';
 
 export interface ProcessRun {
@@ -69,7 +69,7 @@ export const reindexStep: Step<{ reindex: ReindexBench }> = {
     const sides = { service: () => measuredCli(['reindex', '--no-progress'], REINDEXED), raw: rawBulk };
     await alternate(sides, 1);
     const measured = await alternate(sides, rounds(quick));
-    return { reindex: { service: combine(measured.service), raw: combine(measured.raw) } };
+    return { reindex: mapSides(measured, combine) };
   },
   report({ reindex }, { quick }) {
     const line = (name: string, run: ProcessRun) => [

@@ -13,7 +13,15 @@ import { writeChart } from './lib/chart';
 import { inspectOption, roundProfiler, type RoundProfiler } from './lib/cpu-profile';
 import { watchElasticsearch } from './lib/cpu';
 import { applyBenchEnv, freePort, openBenchContext, PATHS, startApi } from './lib/kit';
-import { machine, printTable, readReport, writeReport, type Table, type Target } from './lib/report';
+import {
+  machine,
+  printTable,
+  readReport,
+  writeReport,
+  type Report,
+  type Table,
+  type Target,
+} from './lib/report';
 import { parseSizes, searchLoad, type Bench, type Step } from './lib/step';
 import { deleteStep } from './delete.bench';
 import { expungeStep } from './expunge.bench';
@@ -73,6 +81,9 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const steps = STEPS.filter((step) => (only ? only.includes(step.name) : !step.probe));
+const sizes = parseSizes(
+  options.sizes ?? process.env.BENCH_SIZES ?? (options.quick ? '0,20000' : '0,200000,1000000'),
+);
 /** Where the report goes: a partial run must not replace the published one. */
 const reportDir = only ? PATHS.cache : PATHS.docs;
 
@@ -104,9 +115,7 @@ async function main(): Promise<void> {
     quick: options.quick,
     churn: options.churn,
     profile: options.profile,
-    sizes: parseSizes(
-      options.sizes ?? process.env.BENCH_SIZES ?? (options.quick ? '0,20000' : '0,200000,1000000'),
-    ),
+    sizes,
     search: searchLoad(options.quick),
     log,
     print(table) {
@@ -159,9 +168,9 @@ async function main(): Promise<void> {
   } finally {
     await context.close();
   }
-  const report = {
+  const report: Report = {
     date: new Date().toISOString(),
-    mode: only ? ('partial' as const) : options.quick ? ('quick' as const) : ('full' as const),
+    mode: only ? 'partial' : options.quick ? 'quick' : 'full',
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     machine: await machine(config.ELASTICSEARCH_URL),
     targets: [...leading, ...targets],

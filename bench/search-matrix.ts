@@ -6,7 +6,19 @@
  */
 import { SAMPLE_VIDEOS } from './lib/bench-data';
 import type { MeasuredRun } from './lib/cpu';
-import { atLeast, atMost, count, cpuPer, loadHeader, MB, megabytes, ms, rate, row } from './lib/figures';
+import {
+  atLeast,
+  atMost,
+  count,
+  cpuPer,
+  loadHeader,
+  MB,
+  megabytes,
+  ms,
+  rate,
+  row,
+  under,
+} from './lib/figures';
 import { cpuBudget, CPU_PARTS, msPer } from './lib/cpu-budget';
 import type { Table, Target } from './lib/report';
 import type { Bench, Step } from './lib/step';
@@ -104,18 +116,11 @@ function searchTargets(search: SearchBench, phase: string): Target[] {
     atMost(`search p99 ${at}: API / plain multi_match`, api.p99 / plain.p99, 1.3),
     ...(search.churn
       ? []
-      : [
-          {
-            name: `API's own CPU per search (Node + MySQL + Redis), ms, ${at}`,
-            value: own.total,
-            goal: '≤ 0.6',
-            met: own.total <= 0.6,
-          },
-        ]),
+      : [atMost(`API's own CPU per search (Node + MySQL + Redis), ms, ${at}`, own.total, 0.6)]),
   ];
 }
 
-/** Issue 20: suggestions answer within the search's latency, at any catalogue size. */
+/** Suggestions answer within the search's latency, at any catalogue size. */
 function suggestTarget(search: SearchBench, phase: string): Target[] {
   return search.suggest
     ? [
@@ -334,12 +339,7 @@ export const scaleStep: Step<{ scale: ScaleBench[] }> = {
       targets: [
         ...comparisons.flatMap(({ phase, search }) => searchTargets(search, phase)),
         ...suggestTarget(largest.fresh, 'fresh'),
-        {
-          name: `peak RSS MB (/usr/bin/time), worker and CLI at ${largest.videos} videos`,
-          value: peak,
-          goal: '< 400',
-          met: peak < 400,
-        },
+        under(`peak RSS MB (/usr/bin/time), worker and CLI at ${largest.videos} videos`, peak, 400),
       ],
     };
   },

@@ -6,7 +6,6 @@ import { startChurn, videosNeeded, type ChurnFigures, type ChurnRate, type Stret
 import type { MeasuredRun } from './lib/cpu';
 import {
   buildSearchRequests,
-  floorPath,
   PATHS,
   startSearchFloors,
   typoSuggestions,
@@ -16,8 +15,8 @@ import {
 import {
   alternatingLoads,
   apiSearches,
+  floorSearches,
   throughApi,
-  together,
   warmUp,
   type Alongside,
   type SideLoad,
@@ -52,16 +51,9 @@ export interface SearchBench {
   plain: MeasuredRun;
   /** The API's own request body, straight to Elasticsearch: what the API adds to its query. */
   elasticsearch: MeasuredRun;
-  /**
-   * The plain query through a bare forwarding proxy (bench/floor-proxy.ts): the least an HTTP hop
-   * in front of the engine costs, against which the API's own work shows.
-   */
+  /** The plain query through a bare forwarding proxy (bench/floor-proxy.ts): the least an HTTP hop costs. */
   floor: MeasuredRun;
-  /**
-   * The same hop through the frameworks the API runs on (bench/floor-framework.ts: Nest on Fastify
-   * in, the Elasticsearch client out, the answer parsed and serialised): the least an API built on
-   * them costs, so that what is the frameworks' and what is the API's own show apart.
-   */
+  /** The same hop through the API's frameworks (bench/floor-framework.ts): the least an API on them costs. */
   framework: MeasuredRun;
   /** `GET /api/videos/suggest` with the same queries cut as if still being typed (quiet runs only). */
   suggest?: MeasuredRun;
@@ -104,17 +96,12 @@ async function churnVideos(context: BenchContext): Promise<string[]> {
 }
 
 /**
- * The same query mix at the same concurrency, in one run, on the index as it is: through the API
- * (auth, validation, Elasticsearch, the MySQL check of every page); a plain `multi_match` straight
- * to Elasticsearch, the baseline a user would pick; and the very body the API sends, straight to
- * Elasticsearch, so that what the API's query costs and what the API around it costs show apart.
- * The mix is the sample's known items (`sampleQueryMix`), short texts whose engine cost is low, so
- * that the API's own cost shows.
- *
- * With `churn`, soft deletes and restores run through the API at `CHURN`'s rate from before the
- * warm-up to after the last round, so every side's rounds share the same churn; its requests are
- * not searches, and are reported apart. Without it, the API's title suggestions for the same
- * queries cut short, which a search box asks for as it is typed, are a fourth side.
+ * One search comparison on the index as it is: the sample's known-item queries (short texts whose
+ * engine cost is low, so that the API's own cost shows) through the API, as a plain `multi_match`
+ * and as the API's own body straight to Elasticsearch, and through the two floors, in alternating
+ * rounds after a warm-up (docs/performance.md, "The comparison"). With `churn`, soft deletes and
+ * restores run through the API from before the warm-up to after the last round, reported apart;
+ * without it, the API's suggestions for the same queries cut as typed are one more side.
  */
 export async function benchSearch(
   config: AppConfig,
@@ -140,11 +127,6 @@ export async function benchSearch(
     request: body,
     concurrency,
   });
-  const throughFloor = (url: string): SideLoad => ({
-    url,
-    request: (i: number) => ({ path: floorPath(q(i)) }),
-    concurrency,
-  });
   const videos = await context.videos.count();
   const churnIds = withChurn ? await churnVideos(context) : [];
   // After the reads that may fail: the floors are stopped by the `finally` below, and only there.
@@ -154,8 +136,8 @@ export async function benchSearch(
     api: apiSearches(apiUrl, queries, concurrency),
     plain: engine((i) => ({ path: `/${index}/_search`, body: JSON.stringify(plainBody(q(i))) })),
     elasticsearch: engine((i) => apiBody(q(i), index)),
-    floor: throughFloor(floors.url.bare),
-    framework: throughFloor(floors.url.nest),
+    floor: floorSearches(floors.url.bare, queries, concurrency),
+    framework: floorSearches(floors.url.nest, queries, concurrency),
     ...(withChurn
       ? {}
       : {
@@ -168,20 +150,19 @@ export async function benchSearch(
   } as Record<Side, SideLoad>;
   const churn = withChurn ? startChurn(apiUrl, benchToken(), churnIds, CHURN) : undefined;
   const stretches: Partial<Record<Side, Stretch[]>> = {};
-  const churnOf =
+  /** Beside a side's measured rounds: the marks of the churn's stretch (if any), and for the API its profiler. */
+  const beside =
     (side: Side): Alongside =>
     () => {
-      const from = churn!.mark();
+      const from = churn?.mark();
+      const profiling = side === 'api' ? profileApi?.() : undefined;
       return {
-        stop: () => {
-          (stretches[side] ??= []).push([from, churn!.mark()]);
-          return Promise.resolve();
+        async stop() {
+          if (churn) (stretches[side] ??= []).push([from!, churn.mark()]);
+          await profiling?.stop();
         },
       };
     };
-  /** What runs beside a side's measured rounds: the churn, if any, and for the API its profiler. */
-  const beside = (side: Side): Alongside =>
-    together(churn && churnOf(side), side === 'api' ? profileApi : undefined);
   let measured: Record<Side, MeasuredRun>;
   let warmed: WarmUp;
   let before: IndexState;

@@ -34,15 +34,11 @@ type TracingSide = 'off' | 'on' | 'sampled' | 'before';
 const SAMPLED_RATIO = 0.05;
 
 /**
- * What tracing costs a search (docs/tracing.md): three APIs side by side, one without
- * OTEL_EXPORTER_OTLP_ENDPOINT, one exporting every span over OTLP/HTTP (protobuf, the default;
- * every trace recorded, the default) and one recording 5 % of the traces, both to a collector
- * that drops them (bench/otlp-sink.ts), under the same closed-loop search load in alternating
- * rounds after a warm-up; with `BENCH_TRACING_BASELINE` (a built checkout from before tracing existed), its API
- * as a fourth side. Each API's CPU is counted apart (`api-off`, `api-on`…). The API without tracing
- * needs no baseline of its own: it loads no line of the SDK (test/e2e/tracing.test.ts proves it),
- * so it is the API every other step measures. The APIs are stopped before the collector's count is
- * read: their shutdown exports the spans they still hold.
+ * What tracing costs a search (docs/tracing.md): APIs side by side under the same search load, in
+ * alternating rounds after a warm-up, each one's CPU counted apart (`api-off`, `api-on`…). The API
+ * without tracing loads no line of the SDK (test/e2e/tracing.test.ts), so it is the API every other
+ * step measures and needs no baseline of its own. The APIs are stopped before the collector's count
+ * is read: their shutdown exports the spans they still hold.
  */
 export const tracingStep: Step<{ tracing: TracingBench }> = {
   name: 'tracing',

@@ -53,16 +53,22 @@ export const apiSearchRow = (name: string, run: MeasuredRun) => [
   cpuPer(run.cpu, run.requests, ['api', 'elasticsearch', 'mysql']),
 ];
 
-/** Targets on a ratio, named "what, product / baseline". */
-export const atLeast = (name: string, ratio: number, bound: number): Target => ({
+/** Targets: a ratio is named "what, product / baseline"; any other value is an absolute figure. */
+export const atLeast = (name: string, value: number, bound: number): Target => ({
   name,
-  value: ratio,
+  value,
   goal: `≥ ${bound}`,
-  met: ratio >= bound,
+  met: value >= bound,
 });
-export const atMost = (name: string, ratio: number, bound: number): Target => ({
+export const atMost = (name: string, value: number, bound: number): Target => ({
   name,
-  value: ratio,
+  value,
   goal: `≤ ${bound}`,
-  met: ratio <= bound,
+  met: value <= bound,
+});
+export const under = (name: string, value: number, bound: number): Target => ({
+  name,
+  value,
+  goal: `< ${bound}`,
+  met: value < bound,
 });

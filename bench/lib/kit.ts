@@ -1,20 +1,9 @@
 /**
  * The bench kit: the one way a benchmark reaches the system it measures. Every other module under
- * bench/ imports the product only through the shared library (`@app/shared/...`) and this kit;
- * ESLint refuses a relative import of apps/ or test/ anywhere else in bench/ (eslint.config.mjs).
- * So what a bench may touch is listed here, once:
- *
- * - the environment: its own database, index alias, bucket and Redis database, so that a running
- *   demo and the tests keep their data (`BENCH_<NAME>` moves any of them elsewhere);
- * - a context with the services a CLI command uses, from the same Nest modules (`openWorkerContext`:
- *   any service by `get`, the usual ones by name), optionally with some providers replaced (a
- *   counting stub of the queues, a one-connection pool), plus `engine`, an Elasticsearch client of
- *   the kit's own for baselines that are plain engine calls (a raw delete, a plain `multi_match`),
- *   which must not borrow the product's;
- * - the worker's sweeps (`SWEEPS`: each one's queue and job name);
- * - the product's processes: the API and the worker on free ports, and any built entry point;
- *   their peak RSS as `/usr/bin/time -v` reports it;
- * - the repository's paths: the sample, the bench cache, the docs.
+ * bench/ imports the product only through the shared library (`@app/shared/...`) and this kit
+ * (ESLint refuses the rest), so what a bench may touch is listed here, once: its environment, a
+ * worker context with the kit's own engine client, the product's processes, the repository's
+ * paths (docs/performance.md, "How a bench reaches the system").
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -83,9 +72,8 @@ export const PATHS = {
 };
 
 /**
- * Benchmarks run on the local services with their own database, index alias and bucket, so a
- * running demo and the tests keep their data. No rate limit: the load is the point.
- * `BENCH_<NAME>` overrides one, so that two benches on the same services keep apart too.
+ * The bench's own database, index alias, bucket and Redis database, so that a running demo and the
+ * tests keep their data; `BENCH_<NAME>` overrides one. No rate limit: the load is the point.
  */
 const DEFAULTS: Record<string, string> = {
   NODE_ENV: 'production',
@@ -172,11 +160,7 @@ export function startApi(env: Record<string, string> = {}, checkout = ROOT): Pro
   return startService('api', { ...BENCH_ENV, ...env }, resolve(checkout, relative(ROOT, ENTRY.api)));
 }
 
-/**
- * What the frameworks' floor (bench/floor-framework.ts) runs on: Nest on Fastify and the
- * Elasticsearch client, as the API; Fastify alone; node:http in and the client out; node:http both
- * ways, the answer still parsed and serialised.
- */
+/** The layers the frameworks' floor (bench/floor-framework.ts) runs on, from all of the API's to none. */
 export type FrameworkLayers = 'nest' | 'fastify' | 'client' | 'json';
 
 /** A search floor: the bare proxy (bench/floor-proxy.ts), or the frameworks' floor on some of its layers. */
@@ -212,9 +196,8 @@ export function lastJsonLine<T>(output: string): T {
 }
 
 /**
- * The search floors on free ports, forwarding the plain query to `elasticsearch`'s `index`: the
- * bare proxy, what an HTTP hop in front of the engine costs at the least, and the same hop through
- * the API's frameworks, or some of them. `stop` stops every one (also those started before a failure).
+ * The search floors on free ports, forwarding the plain query to `elasticsearch`'s `index`; `stop`
+ * stops every one (also those started before a failure).
  */
 export async function startSearchFloors<F extends SearchFloor>(
   floors: readonly F[],
@@ -226,10 +209,9 @@ export async function startSearchFloors<F extends SearchFloor>(
   const stop = async () => void (await Promise.all(started.map((floor) => floor.stop())));
   try {
     for (const floor of floors) {
-      const helper =
-        floor === 'bare'
-          ? await startHelper(PATHS.floorProxy, floorPath('ready'), [elasticsearch, index])
-          : await startHelper(PATHS.floorFramework, floorPath('ready'), [elasticsearch, index, floor]);
+      const [entry, ...layers] =
+        floor === 'bare' ? ([PATHS.floorProxy] as const) : ([PATHS.floorFramework, floor] as const);
+      const helper = await startHelper(entry, floorPath('ready'), [elasticsearch, index, ...layers]);
       started.push(helper.process);
       url[floor] = helper.url;
     }
@@ -269,10 +251,8 @@ export async function startWorker(env: Record<string, string> = {}): Promise<Run
 const GNU_TIME = '/usr/bin/time';
 
 /**
- * Runs a built entry point to its end with the bench environment under `/usr/bin/time -v`, and
- * returns its output and peak RSS: the report's "Maximum resident set size", which the kernel keeps
- * for the process (its high-water mark) and hands to GNU time when the process exits. A process
- * that exits with an error fails the call, with the end of its output.
+ * Runs a built entry point to its end with the bench environment under `/usr/bin/time -v`: its
+ * output and peak RSS ("Maximum resident set size"). An exit with an error fails the call.
  */
 export async function runWithPeakRss(
   entry: string,
@@ -299,10 +279,8 @@ export async function runWithPeakRss(
 }
 
 /**
- * A running process's peak RSS so far: the same high-water mark (`VmHWM` in `/proc/<pid>/status`)
- * that GNU time reads when a process exits, so read after the work it measures and before the
- * process is stopped, it is the figure `/usr/bin/time -v` would give without the shutdown. For
- * processes the bench stops itself (the worker): GNU time does not pass a SIGTERM on to them.
+ * A running process's peak RSS so far (`VmHWM`, the high-water mark GNU time reads at exit), for
+ * processes the bench stops itself: GNU time does not pass a SIGTERM on to them.
  */
 export async function peakRssSoFar(pid: number): Promise<number> {
   const match = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));

@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { mergeMeasured, totalCpu, withCpu, type CpuSeconds, type MeasuredRun } from './cpu';
-import { benchToken } from './kit';
-import { alternate } from './order';
+import { benchToken, floorPath } from './kit';
+import { alternate, mapSides } from './order';
 import { PAGE } from './plain-query';
 import type { TimedRun } from './stats';
 import { warmUntilSettled, type Settled, type WarmUpLimits } from './warm-up';
@@ -36,6 +36,11 @@ export function apiSearches(url: string, queries: readonly string[], concurrency
   return throughApi(url, (i) => `/api/videos/search?q=${q(i)}&limit=${PAGE}`, concurrency);
 }
 
+/** The same searches through a search floor (kit's `startSearchFloors`) at `url`. */
+export function floorSearches(url: string, queries: readonly string[], concurrency: number): SideLoad {
+  return { url, request: (i) => ({ path: floorPath(queries[i % queries.length]!) }), concurrency };
+}
+
 function options(load: HttpLoad): autocannon.Options {
   let i = 0;
   return {
@@ -56,22 +61,27 @@ function options(load: HttpLoad): autocannon.Options {
 }
 
 /**
- * One autocannon run, keeping the latency of every 2xx answer: autocannon's own percentiles are
- * whole milliseconds, which at a median near 50 ms moves a latency ratio by 0.02. Its time is
- * measured here too, from the start to the last answer: autocannon ends a run, and stops its
- * clock, only on its next one-second sample, so a run of a fixed amount that takes 1.4 s would
- * report 2 s (and 1,000 req/s for 1,430).
+ * An HTTP load with autocannon, answering with every 2xx answer's latency (every other answer is an
+ * error), so that rounds can be merged (`mergeRuns`): autocannon's own percentiles are whole
+ * milliseconds, which at a median near 50 ms moves a latency ratio by 0.02, and its summary would
+ * cost the load generator CPU inside the round. The time runs from the start to the last answer:
+ * autocannon stops its clock only on its next one-second sample.
  */
-function measured(
-  opts: autocannon.Options,
-): Promise<{ result: autocannon.Result; latencies: number[]; seconds: number }> {
+export function timedHttpLoad(load: HttpLoad): Promise<TimedRun> {
   const latencies: number[] = [];
   const started = performance.now();
   let lastAnswer = started;
   return new Promise((resolve, reject) => {
-    // autocannon calls back with an Error or nothing.
-    const instance = autocannon(opts, (error: Error | null, result) =>
-      error ? reject(error) : resolve({ result, latencies, seconds: (lastAnswer - started) / 1000 }),
+    const instance = autocannon(
+      { ...options(load), skipAggregateResult: true },
+      (error: Error | null, result) =>
+        error
+          ? reject(error)
+          : resolve({
+              latencies,
+              seconds: (lastAnswer - started) / 1000,
+              errors: result.non2xx + result.errors + result.timeouts,
+            }),
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       lastAnswer = performance.now();
@@ -80,26 +90,8 @@ function measured(
   });
 }
 
-/**
- * An HTTP load with autocannon, answering with every 2xx answer's latency (every other answer is an
- * error), so that rounds can be merged (`mergeRuns`). autocannon's own summary (its histograms) is
- * skipped: nothing reads it, and it would cost the load generator CPU inside the round's reading.
- */
-export async function timedHttpLoad(load: HttpLoad): Promise<TimedRun> {
-  const { result, latencies, seconds } = await measured({ ...options(load), skipAggregateResult: true });
-  return { latencies, seconds, errors: result.non2xx + result.errors + result.timeouts };
-}
-
 /** Work started with each of a side's rounds and stopped when the round ends (a scraper, say). */
 export type Alongside = () => { stop(): Promise<void> };
-
-/** Several pieces of work beside the same rounds (absent ones skipped), stopped together. */
-export function together(...work: (Alongside | undefined)[]): Alongside {
-  return () => {
-    const running = work.flatMap((start) => (start ? [start()] : []));
-    return { stop: async () => void (await Promise.all(running.map((one) => one.stop()))) };
-  };
-}
 
 /** Runs `work` with `alongside` (if any) started before it and stopped after it, however it ends. */
 export async function runBeside<T>(alongside: Alongside | undefined, work: () => Promise<T>): Promise<T> {
@@ -119,23 +111,19 @@ function loadRounds<K extends string>(
   loads: Record<K, SideLoad>,
   { seconds, alongside }: { seconds: number; alongside?: (side: K) => Alongside | undefined },
 ): Record<K, () => Promise<TimedRun & { cpu: CpuSeconds }>> {
-  const oneRound = (name: K) => () =>
-    runBeside(alongside?.(name), () =>
-      withCpu(() => timedHttpLoad({ ...loads[name], durationSeconds: seconds })),
-    );
-  return Object.fromEntries((Object.keys(loads) as K[]).map((name) => [name, oneRound(name)])) as Record<
-    K,
-    ReturnType<typeof oneRound>
-  >;
+  return mapSides(
+    loads,
+    (load, name) => () =>
+      runBeside(alongside?.(name), () => withCpu(() => timedHttpLoad({ ...load, durationSeconds: seconds }))),
+  );
 }
 
 /**
  * Several loads measured in alternation (a, b, b, a, a, b…: `roundOrder`), each round `seconds`
  * long, so none of them always gets the warmer or the quieter minute of a shared machine. Each
- * load's rounds are merged:
- * latency percentiles over every request, throughput over the summed time, and the CPU seconds
- * each part of the system used during that load's rounds. A side may run `alongside` work
- * through each of its rounds.
+ * load's rounds are merged: latency percentiles over every request, throughput over the summed
+ * time, and the CPU seconds each part used in them. A side may run `alongside` work through each
+ * of its rounds.
  */
 export async function alternatingLoads<K extends string>(
   loads: Record<K, SideLoad>,
@@ -145,10 +133,7 @@ export async function alternatingLoads<K extends string>(
     alongside,
   }: { rounds: number; seconds: number; alongside?: (side: K) => Alongside | undefined },
 ): Promise<Record<K, MeasuredRun>> {
-  const runs = await alternate(loadRounds(loads, { seconds, alongside }), rounds);
-  return Object.fromEntries(
-    (Object.keys(loads) as K[]).map((name) => [name, mergeMeasured(runs[name])]),
-  ) as Record<K, MeasuredRun>;
+  return mapSides(await alternate(loadRounds(loads, { seconds, alongside }), rounds), mergeMeasured);
 }
 
 /** The search step's warm-up, as its tables print it. */
