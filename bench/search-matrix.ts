@@ -58,7 +58,7 @@ const label = (search: SearchBench, phase: string) => `at ${count(search.videos)
 function searchTable(search: SearchBench, phase: string): Table {
   const { index, warmUp, churn } = search;
   const churnRow = (name: string, rate: string, figures: ChurnFigures) => [
-    `churn ${name}`,
+    name,
     rate,
     ms(figures.p50),
     ms(figures.p99),
@@ -72,10 +72,10 @@ function searchTable(search: SearchBench, phase: string): Table {
           const figures = churn.sides[side];
           if (!figures) return [];
           const perSecond = rate((figures.deletes + figures.restores) / search[side]!.seconds);
-          const during = `during the ${name} rounds (soft delete, restore a second later; not searches)`;
+          const during = `churn during the ${name} rounds (soft delete, restore a second later; not searches)`;
           return [churnRow(during, perSecond, figures)];
         }),
-        churnRow('whole run (warm-up included)', '', churn.total),
+        churnRow('churn, whole run (warm-up included)', '', churn.total),
       ]
     : [];
   return {
