@@ -10,9 +10,8 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { resetToSample } from './lib/bench-data';
 import { writeChart } from './lib/chart';
-import { inspectOption, roundProfiler, type RoundProfiler } from './lib/cpu-profile';
 import { watchElasticsearch } from './lib/cpu';
-import { applyBenchEnv, freePort, openBenchContext, PATHS, startApi } from './lib/kit';
+import { applyBenchEnv, openBenchContext, PATHS } from './lib/kit';
 import {
   machine,
   printTable,
@@ -31,7 +30,7 @@ import { mediaCleanupStep } from './media-cleanup.bench';
 import { metricsScrapeStep } from './metrics-scrape.bench';
 import { outboxSweepStep } from './outbox-sweep.bench';
 import { outboxStep } from './outbox.bench';
-import { profileTable, writeProfiles } from './profile-table';
+import { apiComparisons } from './profile-table';
 import { purgeStep } from './purge.bench';
 import { reindexStep } from './reindex.bench';
 import { scaleStep, searchStep } from './search-matrix';
@@ -126,23 +125,7 @@ async function main(): Promise<void> {
       probes.push(table);
       printTable(table);
     },
-    async withApi(name, per, compare) {
-      const inspector = options.profile ? await freePort() : undefined;
-      const api = await startApi(inspector ? { NODE_OPTIONS: inspectOption(inspector) } : {});
-      let profiler: RoundProfiler | undefined;
-      try {
-        profiler = inspector ? await roundProfiler(inspector) : undefined;
-        const result = await compare(api.url, profiler?.alongside);
-        if (profiler) {
-          const files = writeProfiles(profiler.profiles, PATHS.cache, { process: 'api', name });
-          bench.probe(profileTable({ run: result.api, process: 'api', per }, profiler.profiles, name, files));
-        }
-        return result;
-      } finally {
-        profiler?.close();
-        await api.process.stop();
-      }
-    },
+    withApi: apiComparisons(options.profile, (table) => bench.probe(table)),
   };
   const tables: Table[] = [];
   const leading: Target[] = [];
