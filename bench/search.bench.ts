@@ -163,49 +163,39 @@ export async function benchSearch(
         },
       };
     };
-  let measured: Record<Side, MeasuredRun>;
-  let warmed: WarmUp;
-  let before: IndexState;
-  let after: IndexState;
-  let total: ChurnFigures | undefined;
   try {
     // Warm-up (JIT, connection pools, index caches), then the sides alternate. The API's CPU per
     // request keeps falling while V8 optimises it, and a fresh Elasticsearch node compiles for
     // minutes (docs/performance.md, "How a comparison is kept fair").
-    warmed = await warmUp(loads, warmUpLimits);
-    before = await indexState(context);
-    measured = await alternatingLoads(loads, {
+    const warmed = await warmUp(loads, warmUpLimits);
+    const before = await indexState(context);
+    const measured = await alternatingLoads(loads, { rounds, seconds: seconds / rounds, alongside: beside });
+    const after = await indexState(context);
+    const total = await churn?.stop();
+    return {
+      videos,
+      queries: queries.length,
+      concurrency,
+      seconds,
       rounds,
-      seconds: seconds / rounds,
-      alongside: beside,
-    });
-    after = await indexState(context);
+      index: { before, after },
+      ...measured,
+      ...(churn && total
+        ? {
+            churn: {
+              rate: CHURN,
+              sides: Object.fromEntries(
+                Object.entries(stretches).map(([side, of]) => [side, churn.figures(of)]),
+              ),
+              total,
+            },
+          }
+        : {}),
+      warmUp: warmed,
+    };
   } finally {
     // Also after an error: no video stays deleted.
-    total = await churn?.stop();
+    await churn?.stop();
     await floors.stop();
   }
-  const { suggest, ...compared } = measured;
-  return {
-    videos,
-    queries: queries.length,
-    concurrency,
-    seconds,
-    rounds,
-    index: { before, after },
-    ...compared,
-    ...(suggest ? { suggest } : {}),
-    ...(churn
-      ? {
-          churn: {
-            rate: CHURN,
-            sides: Object.fromEntries(
-              Object.entries(stretches).map(([side, of]) => [side, churn.figures(of)]),
-            ),
-            total: total!,
-          },
-        }
-      : {}),
-    warmUp: warmed,
-  };
 }
