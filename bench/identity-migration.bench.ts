@@ -15,7 +15,7 @@ import { ExactIdentities1795564800000 } from '@app/shared/database/migrations/17
 import { SAMPLE_VIDEOS } from './lib/bench-data';
 import { atMost, count, ms, rate } from './lib/figures';
 import type { Step } from './lib/step';
-import { closedLoop, summarize, type RunStats } from './lib/stats';
+import { callsUntil, closedLoop, summarize, type RunStats } from './lib/stats';
 
 export interface IdentityMigrationBench {
   videos: number;
@@ -80,26 +80,13 @@ export const migrationStep: Step<{ identityMigration: IdentityMigrationBench }> 
       };
 
       log('migration bench: running the migration under load');
-      const readLatencies: number[] = [];
-      const writeLatencies: number[] = [];
-      let running = true;
-      const timed = async (task: () => Promise<void>, into: number[]) => {
-        while (running) {
-          const started = performance.now();
-          await task();
-          into.push(performance.now() - started);
-        }
-      };
-      const load = Promise.all([
-        timed(read, readLatencies),
-        timed(read, readLatencies),
-        timed(write, writeLatencies),
-      ]);
       const started = performance.now();
-      await migration.up(runner);
-      const seconds = (performance.now() - started) / 1000;
-      running = false;
-      await load;
+      const migrating = migration.up(runner).then(() => (performance.now() - started) / 1000);
+      const [seconds, readLatencies, writeLatencies] = await Promise.all([
+        migrating,
+        callsUntil(migrating, read, { concurrency: 2 }),
+        callsUntil(migrating, write),
+      ]);
       await runner.release();
 
       log('migration bench: the same load without a migration, as long as it took');

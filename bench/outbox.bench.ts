@@ -7,7 +7,7 @@ import { emptyOutbox, fillOutbox } from './lib/bench-data';
 import { count, ms, rate, under } from './lib/figures';
 import { sleep, type BenchContext } from './lib/kit';
 import type { Step } from './lib/step';
-import { summarize, type RunStats } from './lib/stats';
+import { callsUntil, summarize, type RunStats } from './lib/stats';
 
 /** Latencies of one kind of call, with the worst one. */
 type Latencies = RunStats & { maxMs: number };
@@ -113,15 +113,6 @@ export const outboxStep: Step<{ outbox: OutboxPruneBench }> = {
 
     const statementMs: number[] = [];
     const retention = context.get(OutboxRetentionService);
-    let running = true;
-    const loop = async (work: () => Promise<unknown>, latencies: number[], pauseMs: number) => {
-      while (running) {
-        const t0 = performance.now();
-        await work();
-        latencies.push(performance.now() - t0);
-        await sleep(pauseMs);
-      }
-    };
     const record = () => {
       const videoId = randomUUID();
       const event = recordedEvent({
@@ -139,20 +130,13 @@ export const outboxStep: Step<{ outbox: OutboxPruneBench }> = {
     };
     /** The writer and the reader, until `done` settles; their latencies over that time. */
     const load = async (done: Promise<unknown>) => {
-      const writerMs: number[] = [];
-      const readerMs: number[] = [];
       const t0 = performance.now();
-      running = true;
-      const loops = [
-        loop(record, writerMs, 5),
-        loop(() => context.outbox.sweepWindow(RECEIVER.key, '0', 500, new Date()), readerMs, 50),
-      ];
-      try {
-        await done;
-      } finally {
-        running = false;
-        await Promise.all(loops);
-      }
+      const read = () => context.outbox.sweepWindow(RECEIVER.key, '0', 500, new Date());
+      const [writerMs, readerMs] = await Promise.all([
+        callsUntil(done, record, { pauseMs: 5 }),
+        callsUntil(done, read, { pauseMs: 50 }),
+        done,
+      ]);
       const seconds = (performance.now() - t0) / 1000;
       return { writer: withMax(writerMs, seconds), reader: withMax(readerMs, seconds) };
     };
