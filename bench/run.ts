@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { resetToSample } from './lib/bench-data';
+import { resetToSample, SAMPLE_VIDEOS } from './lib/bench-data';
 import { writeChart } from './lib/chart';
 import { watchElasticsearch } from './lib/cpu';
 import { applyBenchEnv, openBenchContext, PATHS } from './lib/kit';
@@ -133,9 +133,10 @@ async function main(): Promise<void> {
   const figures: Record<string, unknown> = {};
   try {
     // Run on the sample unless what the index holds will do.
-    const empty = (await context.videos.count()) === 0;
-    if (steps.some((step) => step.data === 'sample' || (step.data === 'index' && empty))) {
-      log('the bench database: the sample');
+    const videos = await context.videos.count();
+    const needsSample = (step: Step) => step.data === 'sample' || (step.data === 'index' && videos === 0);
+    if (videos !== SAMPLE_VIDEOS && steps.some(needsSample)) {
+      log('resetting the bench database to the sample');
       await resetToSample(context);
     }
     for (const step of steps) {

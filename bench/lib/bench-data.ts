@@ -18,9 +18,8 @@ export async function emptyBenchData(context: BenchContext): Promise<void> {
   await context.indexAdmin.ensureAlias();
 }
 
-/** The bench's videos made the sample's, unless they are already that many. */
+/** The bench's videos made the sample's. */
 export async function resetToSample(context: BenchContext): Promise<void> {
-  if ((await context.videos.count()) === SAMPLE_VIDEOS) return;
   await emptyBenchData(context);
   await context.get(VideoImporter).importFile(PATHS.sample);
   await context.indexAdmin.refresh();
