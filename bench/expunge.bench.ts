@@ -1,8 +1,11 @@
-import { cpuSeconds, cpuSince, mergeMeasured, type CpuSeconds, type MeasuredRun } from './lib/cpu';
-import { benchToken, sleep, type BenchContext } from './lib/kit';
-import { timedHttpLoad, type HttpLoad } from './lib/load';
-import { roundOrder } from './lib/order';
+import { indexState } from './lib/bench-data';
+import { mergeMeasured, withCpu, type MeasuredRun } from './lib/cpu';
+import { apiSearchHeader, apiSearchRow, atMost, count } from './lib/figures';
+import { sleep, startApi, type BenchContext } from './lib/kit';
+import { apiSearches, timedHttpLoad } from './lib/load';
+import { alternate } from './lib/order';
 import { queryMix } from './lib/queries';
+import type { Step } from './lib/step';
 import type { TimedRun } from './lib/stats';
 
 /** Seconds of each slice of search load: a side's load is cut so it ends with the expunge it runs beside. */
@@ -33,109 +36,8 @@ export interface ExpungeBench {
   expunges: ExpungeRun[];
 }
 
-/**
- * What the expunge sweep (IndexAdmin.expungeDeletes) costs the searches beside it, at whatever the
- * bench's index holds: before each round `churnShare` of the documents, drawn at random, are
- * rewritten as they are (each leaves its old copy deleted in its segment, as a deletion or an
- * update does), and left `SETTLE_MS` to become expungeable. Then one side searches for as long as
- * an expunge runs; the other searches as long with nothing else running. Sides alternate (a b b a);
- * an unmeasured round of each first warms the API, Elasticsearch and the merge's code.
- */
-export async function benchExpunge(
-  context: BenchContext,
-  apiUrl: string,
-  { concurrency, rounds, churnShare }: { concurrency: number; rounds: number; churnShare: number },
-): Promise<ExpungeBench> {
-  const queries = await queryMix(context.dataSource);
-  const search: Omit<HttpLoad, 'durationSeconds' | 'amount'> = {
-    url: apiUrl,
-    headers: { authorization: `Bearer ${benchToken()}` },
-    request: (i: number) => ({
-      path: `/api/videos/search?q=${encodeURIComponent(queries[i % queries.length]!)}&limit=20`,
-    }),
-    concurrency,
-  };
-  const documents = await documentCount(context);
-  const churn = Math.max(1, Math.round(documents * churnShare));
-  let lastSeconds = 0;
-
-  /** Search load, a slice at a time, until `until` says stop; its slices and the CPU they used. */
-  const load = async (until: () => boolean) => {
-    const slices: TimedRun[] = [];
-    const before = cpuSeconds();
-    do slices.push(await timedHttpLoad({ ...search, durationSeconds: SLICE_SECONDS }));
-    while (!until());
-    return { slices, cpu: cpuSince(before) };
-  };
-  const sides = {
-    async expunging() {
-      await churnDocuments(context, churn);
-      const segmentsBefore = await segmentCount(context);
-      const started = performance.now();
-      let done = false;
-      const expunge = context.indexAdmin.expungeDeletes().finally(() => (done = true));
-      const searched = await load(() => done);
-      const result = await expunge;
-      lastSeconds = (performance.now() - started) / 1000;
-      const run: ExpungeRun = {
-        churned: churn,
-        deletedBefore: result.deletedBefore,
-        deletedAfter: result.deletedAfter,
-        segmentsBefore,
-        segmentsAfter: await segmentCount(context),
-        seconds: lastSeconds,
-      };
-      return { ...searched, run };
-    },
-    async quiet() {
-      await churnDocuments(context, churn);
-      const until = performance.now() + lastSeconds * 1000;
-      return { ...(await load(() => performance.now() >= until)), run: undefined };
-    },
-  };
-  // Unmeasured: the expunge first, so the quiet side knows how long to search.
-  await sides.expunging();
-  await sides.quiet();
-  const measured: Record<keyof typeof sides, (TimedRun & { cpu: CpuSeconds })[]> = {
-    expunging: [],
-    quiet: [],
-  };
-  const expunges: ExpungeRun[] = [];
-  for (let round = 0; round < rounds; round++) {
-    for (const side of roundOrder(['expunging', 'quiet'] as const, round)) {
-      const { slices, cpu, run } = await sides[side]();
-      measured[side].push({ ...mergeSlices(slices), cpu });
-      if (run) expunges.push(run);
-    }
-  }
-  return {
-    documents,
-    quiet: mergeMeasured(measured.quiet),
-    expunging: mergeMeasured(measured.expunging),
-    expunges,
-  };
-}
-
-function mergeSlices(slices: TimedRun[]): TimedRun {
-  return {
-    latencies: slices.flatMap((slice) => slice.latencies),
-    seconds: slices.reduce((sum, slice) => sum + slice.seconds, 0),
-    errors: slices.reduce((sum, slice) => sum + slice.errors, 0),
-  };
-}
-
-async function documentCount(context: BenchContext): Promise<number> {
-  const { count } = await context.engine.count({ index: context.config.ELASTICSEARCH_INDEX });
-  return count;
-}
-
-async function segmentCount(context: BenchContext): Promise<number> {
-  const stats = await context.engine.indices.stats({
-    index: context.config.ELASTICSEARCH_INDEX,
-    metric: ['segments'],
-  });
-  return stats._all.primaries?.segments?.count ?? 0;
-}
+/** The search comparisons' connections; 1 % of the documents rewritten before each round: a day's churn of a busy catalogue. */
+const SETTINGS = { concurrency: 8, rounds: 2, churnShare: 0.01 };
 
 /**
  * Rewrites `count` documents drawn at random, each as it is and at its own version (a write the
@@ -169,3 +71,125 @@ async function churnDocuments(context: BenchContext, count: number): Promise<voi
   }
   await sleep(SETTLE_MS);
 }
+
+/**
+ * What the expunge sweep (IndexAdmin.expungeDeletes) costs the searches beside it, at whatever the
+ * bench's index holds: before each round 1 % of the documents, drawn at random, are rewritten as
+ * they are (each leaves its old copy deleted in its segment, as a deletion or an update does), and
+ * left `SETTLE_MS` to become expungeable. Then one side searches for as long as an expunge runs;
+ * the other searches as long with nothing else running. Sides alternate (a b b a); an unmeasured
+ * round of each first warms the API, Elasticsearch and the merge's code.
+ */
+export const expungeStep: Step<{ expunge: ExpungeBench }> = {
+  name: 'expunge',
+  measures:
+    'search through the API while the expunge sweep (IndexAdmin.expungeDeletes) runs, after 1 % of the documents are rewritten',
+  baseline: 'the same searches for as long, with nothing beside them',
+  data: 'index',
+  async run({ context }) {
+    const { concurrency, rounds, churnShare } = SETTINGS;
+    const { count: documents } = await context.engine.count({ index: context.config.ELASTICSEARCH_INDEX });
+    const churn = Math.max(1, Math.round(documents * churnShare));
+    const queries = await queryMix(context.dataSource);
+    const api = await startApi();
+    try {
+      const search = apiSearches(api.url, queries, concurrency);
+      /** Search load, a slice at a time, until `until` says stop: one run of all its slices, and the CPU they used. */
+      const load = (until: () => boolean) =>
+        withCpu(async () => {
+          const run: TimedRun = { latencies: [], seconds: 0, errors: 0 };
+          do {
+            const slice = await timedHttpLoad({ ...search, durationSeconds: SLICE_SECONDS });
+            run.latencies.push(...slice.latencies);
+            run.seconds += slice.seconds;
+            run.errors += slice.errors;
+          } while (!until());
+          return run;
+        });
+      const expunges: ExpungeRun[] = [];
+      // The expunge first in each round's order: the quiet side searches as long as the last one ran.
+      const sides = {
+        async expunging() {
+          await churnDocuments(context, churn);
+          const segmentsBefore = (await indexState(context)).segments;
+          const started = performance.now();
+          let done = false;
+          const expunge = context.indexAdmin.expungeDeletes().finally(() => (done = true));
+          const searched = await load(() => done);
+          const { deletedBefore, deletedAfter } = await expunge;
+          const seconds = (performance.now() - started) / 1000;
+          const segmentsAfter = (await indexState(context)).segments;
+          expunges.push({
+            churned: churn,
+            deletedBefore,
+            deletedAfter,
+            segmentsBefore,
+            segmentsAfter,
+            seconds,
+          });
+          return searched;
+        },
+        async quiet() {
+          await churnDocuments(context, churn);
+          const until = performance.now() + expunges.at(-1)!.seconds * 1000;
+          return load(() => performance.now() >= until);
+        },
+      };
+      await alternate(sides, 1);
+      expunges.length = 0;
+      const measured = await alternate(sides, rounds);
+      return {
+        expunge: {
+          documents,
+          quiet: mergeMeasured(measured.quiet),
+          expunging: mergeMeasured(measured.expunging),
+          expunges,
+        },
+      };
+    } finally {
+      await api.process.stop();
+    }
+  },
+  report({ expunge }) {
+    const { concurrency, rounds, churnShare } = SETTINGS;
+    return {
+      tables: [
+        {
+          title:
+            `Search during the expunge sweep and without, at ${count(expunge.documents)} documents ` +
+            `(${concurrency} connections; ${rounds} alternating rounds, a b b a, after an unmeasured ` +
+            `round of each; before every round ${churnShare * 100} % of the documents, drawn at random, rewritten ` +
+            `and left to settle; one side searches while the expunge runs, the other as long with nothing beside it)`,
+          header: apiSearchHeader,
+          rows: [
+            apiSearchRow('search, no expunge', expunge.quiet),
+            apiSearchRow('search during the expunge', expunge.expunging),
+          ],
+        },
+        {
+          title:
+            'The expunges measured above (IndexAdmin.expungeDeletes: a forcemerge with only_expunge_deletes)',
+          header: [
+            'documents rewritten',
+            'deleted documents before → after',
+            'segments before → after',
+            'seconds',
+          ],
+          rows: expunge.expunges.map((run) => [
+            count(run.churned),
+            `${count(run.deletedBefore)} → ${count(run.deletedAfter)}`,
+            `${run.segmentsBefore} → ${run.segmentsAfter}`,
+            run.seconds.toFixed(1),
+          ]),
+        },
+      ],
+      targets: [
+        atMost(
+          `search p99 at ${count(expunge.documents)} documents, during the expunge / without`,
+          expunge.expunging.p99 / expunge.quiet.p99,
+          1.5,
+        ),
+      ],
+    };
+  },
+};

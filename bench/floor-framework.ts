@@ -10,7 +10,7 @@
  * `layers` takes the frameworks away one by one, for the ladder (`bench/frameworks.bench.ts`):
  * `fastify` (Fastify alone in, the client out), `client` (node:http in, the client out), `json`
  * (node:http both ways, the answer still parsed and serialised). A process of its own
- * (`node dist/bench/floor-framework.js <es-url> <index> <port> [nest|fastify|client|json]`), until SIGTERM.
+ * (`node dist/bench/floor-framework.js <port> <es-url> <index> [nest|fastify|client|json]`), until SIGTERM.
  */
 import 'reflect-metadata';
 import { createServer } from 'node:http';
@@ -23,7 +23,7 @@ import { createSearchClient } from '@app/shared/search/search.client';
 import type { FrameworkLayers } from './lib/kit';
 import { plainBody, plainSender } from './lib/plain-query';
 
-const [elasticsearch, index, port, layers = 'nest'] = process.argv.slice(2) as [
+const [port, elasticsearch, index, layers = 'nest'] = process.argv.slice(2) as [
   string,
   string,
   string,

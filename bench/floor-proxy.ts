@@ -3,13 +3,13 @@
  * plain `multi_match` (`plainBody`) to Elasticsearch and answers its JSON as
  * it came, doing nothing else: no auth, no validation, no check of MySQL, no rendering. The search
  * bench measures it beside the API, so the API's own cost shows against the least an extra HTTP hop
- * costs on this machine. A process of its own (`node dist/bench/floor-proxy.js <es-url> <index>
- * <port>`), plain node:http both ways, until SIGTERM.
+ * costs on this machine. A process of its own (`node dist/bench/floor-proxy.js <port> <es-url>
+ * <index>`), plain node:http both ways, until SIGTERM.
  */
 import { createServer } from 'node:http';
 import { plainSender } from './lib/plain-query';
 
-const [elasticsearch, index, port] = process.argv.slice(2) as [string, string, string];
+const [port, elasticsearch, index] = process.argv.slice(2) as [string, string, string];
 const send = plainSender(elasticsearch, index);
 
 const server = createServer((incoming, answer) => {

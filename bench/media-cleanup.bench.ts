@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AppConfig } from '@app/shared/config/config.schema';
 import { StorageCleaner } from '@app/shared/storage/storage-cleaner';
-import type { BenchContext } from './lib/kit';
-import { cpuSeconds, cpuSince, mergeMeasured, type MeasuredRun } from './lib/cpu';
+import { mergeMeasured, withCpu, type MeasuredRun } from './lib/cpu';
+import { atLeast, count, cpuPer, row } from './lib/figures';
 import { putMedia, rawDeleteMedia, rawS3Client } from './lib/media';
-import { alternate } from './lib/order';
+import { alternate, mapSides } from './lib/order';
+import type { Step } from './lib/step';
 import { timedLoop } from './lib/stats';
 
 export interface MediaCleanupBench {
@@ -14,53 +14,87 @@ export interface MediaCleanupBench {
   raw: MeasuredRun;
 }
 
+/** The purge's concurrency; rounds even, so that `roundOrder` balances them. */
+const settings = (quick: boolean) => ({ concurrency: 8, rounds: quick ? 2 : 4 });
+
 /**
  * A permanent deletion's storage cleanup alone: the product's `StorageCleaner.deleteMedia` (one
  * listing per video, the keys of concurrent deletions sent together in DeleteObjects requests of
  * up to 1,000 keys) against a script's ListObjectsV2 + DeleteObjects per video with the AWS SDK,
- * at the same concurrency, in this process, on videos of `objectsPerVideo` objects each (put
- * afresh before every round, outside its clock). One unmeasured round of each side, then `rounds`
- * alternating ones (a b b a…). A video that does not lose exactly its objects counts as an error.
+ * at the same concurrency, in this process, on videos of 2 objects each (put afresh before every
+ * round, outside its clock). One unmeasured round of each side, then alternating ones (a b b a…).
+ * A video that does not lose exactly its objects counts as an error.
  */
-export async function benchMediaCleanup(
-  config: AppConfig,
-  context: BenchContext,
-  {
-    videos,
-    objectsPerVideo,
-    rounds,
-    concurrency,
-  }: { videos: number; objectsPerVideo: number; rounds: number; concurrency: number },
-): Promise<MediaCleanupBench> {
-  const s3 = rawS3Client(config);
-  const cleaner = context.get(StorageCleaner);
-  const round = (deleteMedia: (id: string) => Promise<number>) => async () => {
-    const ids = Array.from({ length: videos }, () => randomUUID());
-    await putMedia(s3, config, ids, objectsPerVideo);
-    const cpu0 = cpuSeconds();
-    const run = await timedLoop(
-      async (i) => {
-        const deleted = await deleteMedia(ids[i]!);
-        if (deleted !== objectsPerVideo) throw new Error(`${deleted} of ${objectsPerVideo} objects deleted`);
-      },
-      { concurrency, total: ids.length },
-    );
-    return { ...run, cpu: cpuSince(cpu0) };
-  };
-  const sides = {
-    cleaner: round((id) => cleaner.deleteMedia(id)),
-    raw: round((id) => rawDeleteMedia(s3, config.S3_BUCKET, id)),
-  };
-  try {
-    await alternate(sides, 1);
-    const measured = await alternate(sides, rounds);
-    return {
-      videos,
-      objectsPerVideo,
-      cleaner: mergeMeasured(measured.cleaner),
-      raw: mergeMeasured(measured.raw),
+export const mediaCleanupStep: Step<{ mediaCleanup: MediaCleanupBench }> = {
+  name: 'media-cleanup',
+  measures:
+    "a permanent deletion's media alone: StorageCleaner.deleteMedia, videos of 2 objects, concurrency 8",
+  baseline: 'ListObjectsV2 + DeleteObjects per video with the AWS SDK, concurrency 8',
+  data: 'own',
+  async run({ config, context, quick }) {
+    const { concurrency, rounds } = settings(quick);
+    const videos = quick ? 500 : 2_000;
+    const objectsPerVideo = 2;
+    const s3 = rawS3Client(config);
+    const storage = context.get(StorageCleaner);
+    const round = (deleteMedia: (id: string) => Promise<number>) => async () => {
+      const ids = Array.from({ length: videos }, () => randomUUID());
+      await putMedia(s3, config, ids, objectsPerVideo);
+      return withCpu(() =>
+        timedLoop(
+          async (i) => {
+            const deleted = await deleteMedia(ids[i]!);
+            if (deleted !== objectsPerVideo)
+              throw new Error(`${deleted} of ${objectsPerVideo} objects deleted`);
+          },
+          { concurrency, total: ids.length },
+        ),
+      );
     };
-  } finally {
-    s3.destroy();
-  }
-}
+    const sides = {
+      cleaner: round((id) => storage.deleteMedia(id)),
+      raw: round((id) => rawDeleteMedia(s3, config.S3_BUCKET, id)),
+    };
+    try {
+      await alternate(sides, 1);
+      const measured = await alternate(sides, rounds);
+      return { mediaCleanup: { videos, objectsPerVideo, ...mapSides(measured, mergeMeasured) } };
+    } finally {
+      s3.destroy();
+    }
+  },
+  report({ mediaCleanup: cleanup }, { quick }) {
+    const { concurrency, rounds } = settings(quick);
+    const line = (name: string, run: MeasuredRun) => [
+      ...row(name, run),
+      cpuPer(run.cpu, run.requests, ['bench', 's3proxy']),
+    ];
+    return {
+      tables: [
+        {
+          title: `Permanent delete's storage cleanup alone (${count(cleanup.videos)} videos of ${cleanup.objectsPerVideo} objects each, concurrency ${concurrency}; ${rounds} alternating rounds each, a b b a…, after a warm-up)`,
+          header: [
+            'system',
+            'videos/s',
+            'p50 ms',
+            'p99 ms',
+            'videos',
+            'errors',
+            'CPU ms per video: Node / S3Proxy',
+          ],
+          rows: [
+            line('StorageCleaner.deleteMedia (listing, shared DeleteObjects)', cleanup.cleaner),
+            line('raw script: ListObjectsV2 + DeleteObjects per video', cleanup.raw),
+          ],
+        },
+      ],
+      targets: [
+        atLeast(
+          'media cleanup rate, storage cleaner / raw S3 calls',
+          cleanup.cleaner.perSecond / cleanup.raw.perSecond,
+          0.8,
+        ),
+      ],
+    };
+  },
+};

@@ -1,11 +1,13 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import type { AppConfig } from '@app/shared/config/config.schema';
 import { dataSourceOptions } from '@app/shared/data-source';
 import { endpointOf } from '@app/shared/net/receiver-url';
 import { SWEEP_WINDOW_SQL } from '@app/shared/events/outbox.repository';
 import { SWEEP_WINDOW, WebhookDeliveryService } from '@app/shared/events/webhook-delivery.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { emptyOutbox, fillOutbox } from './lib/bench-data';
+import { atMost, count, ms } from './lib/figures';
 import { openContext } from './lib/kit';
+import type { Step } from './lib/step';
 import { percentile } from './lib/stats';
 
 /** One way of finding due deliveries, measured over a number of passes at one backlog. */
@@ -38,9 +40,8 @@ const HEALTHY = endpointOf('http://receiver-healthy.bench/hooks');
 const EVENTS_PER_VIDEO = 5;
 /** Deliveries to the healthy receiver waiting beside the backlog (recorded a moment ago). */
 const HEALTHY_PENDING = 20;
-const FILL_BATCH = 100_000;
 
-/** The previous sweep's query (`dueHeads`, before issue 29), kept here as the baseline. */
+/** The previous sweep's query (`dueHeads`), kept here as the baseline. */
 const BEFORE_SQL = `SELECT d.id, d.attempts FROM webhook_deliveries d
   WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND NOT EXISTS (
     SELECT 1 FROM webhook_deliveries e
@@ -53,29 +54,20 @@ const BEFORE_SQL = `SELECT d.id, d.attempts FROM webhook_deliveries d
  * the others wait for it. Beside them a few for a healthy receiver. Written by MariaDB's sequence engine.
  */
 async function fill(dataSource: DataSource, backlog: number): Promise<void> {
-  await dataSource.query('TRUNCATE TABLE webhook_deliveries');
-  await dataSource.query('TRUNCATE TABLE outbox_events');
-  const total = backlog + HEALTHY_PENDING;
-  for (let from = 1; from <= total; from += FILL_BATCH) {
-    await dataSource.query(
-      `INSERT INTO outbox_events (id, type, subject, author_id, body, occurred_at)
-       SELECT UUID(), 'video.soft_deleted', CONCAT('bench-video-', (s.seq - 1) DIV ${EVENTS_PER_VIDEO}), 'bench-author',
-         '{"type":"video.soft_deleted"}', NOW(3) - INTERVAL 2 HOUR + INTERVAL s.seq MICROSECOND
-       FROM seq_1_to_${total} s WHERE s.seq BETWEEN ? AND ?`,
-      [from, Math.min(total, from + FILL_BATCH - 1)],
-    );
-  }
-  // The last HEALTHY_PENDING events go to the healthy receiver, the others to the one that is down.
-  const [last] = await dataSource.query<{ seq: string }[]>('SELECT MAX(seq) AS seq FROM outbox_events');
-  const healthyFrom = Number(last!.seq) - HEALTHY_PENDING;
-  for (let from = 1; from <= Number(last!.seq); from += FILL_BATCH) {
-    await dataSource.query(
-      `INSERT INTO webhook_deliveries (event_id, endpoint, endpoint_key, subject, state, attempts, next_attempt_at)
-       SELECT o.id, IF(o.seq > ?, ?, ?), IF(o.seq > ?, ?, ?), o.subject, 'pending', 0, o.occurred_at
-       FROM outbox_events o WHERE o.seq BETWEEN ? AND ? ORDER BY o.seq`,
-      [healthyFrom, HEALTHY.url, DOWN.url, healthyFrom, HEALTHY.key, DOWN.key, from, from + FILL_BATCH - 1],
-    );
-  }
+  await fillOutbox(
+    dataSource,
+    backlog + HEALTHY_PENDING,
+    {
+      select: `UUID(), 'video.soft_deleted', CONCAT('bench-video-', (s.seq - 1) DIV ${EVENTS_PER_VIDEO}), 'bench-author',
+         '{"type":"video.soft_deleted"}', NOW(3) - INTERVAL 2 HOUR + INTERVAL s.seq MICROSECOND`,
+    },
+    // The last HEALTHY_PENDING events go to the healthy receiver, the others to the one that is down.
+    (last) => ({
+      columns: 'event_id, endpoint, endpoint_key, subject, state, attempts, next_attempt_at',
+      select: `o.id, IF(o.seq > ?, ?, ?), IF(o.seq > ?, ?, ?), o.subject, 'pending', 0, o.occurred_at`,
+      params: [last - HEALTHY_PENDING, HEALTHY.url, DOWN.url, last - HEALTHY_PENDING, HEALTHY.key, DOWN.key],
+    }),
+  );
   // Each video's first delivery (ids follow the events: every fifth from the first) has failed.
   await dataSource.query(
     `UPDATE webhook_deliveries SET attempts = 6, first_failed_at = NOW(3) - INTERVAL 1 HOUR,
@@ -124,82 +116,138 @@ async function measure(
   };
 }
 
+/** Undelivered events to a receiver that is down: a small and a large backlog. */
+const BACKLOGS = [100, 100_000];
+
 /**
  * The webhook sweep's cost per pass at a small and a large backlog of due deliveries to a receiver
  * that is down, for the sweep as it is (bounded windows through `idx_webhook_deliveries_receiver`)
  * and for the query it replaced. The database is the bench's; one connection, so the session's
  * counters are the pass's. The queue is a stub that counts: Redis is not what is measured.
  */
-export async function benchOutboxSweep(
-  config: AppConfig,
-  { backlogs, passes }: { backlogs: number[]; passes: number },
-): Promise<OutboxSweepBench> {
-  let enqueued = 0;
-  const queues = {
-    ensureDeliveryJob: () => {
-      enqueued += 1;
-      return Promise.resolve();
-    },
-  };
-  /**
-   * The worker's services on one connection (so the session's counters are the pass's) and a queue
-   * stub that counts; a fresh context per backlog, so the sweep's windows start from the first delivery.
-   */
-  const openSweepContext = () =>
-    openContext(
-      {
-        ...config,
-        WEBHOOK_URLS: [],
-        WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
-        WEBHOOK_RETRY_BASE_MS: 5_000,
-        WEBHOOK_RETRY_MAX_MS: 7_200_000,
-        WEBHOOK_RETRY_WINDOW_MS: 259_200_000,
+export const outboxSweepStep: Step<{
+  outboxSweep: OutboxSweepBench;
+  outboxSweepRatios: { windowMs: number; windowRows: number; beforeMs: number; beforeRows: number };
+}> = {
+  name: 'outbox-sweep',
+  measures:
+    'a pass of the webhook sweep (windows of 500 per receiver) at 100 and 100,000 due deliveries to a receiver that is down',
+  baseline: 'the query the sweep made before (every due row, sorted, the first 500), at the same backlogs',
+  data: 'own',
+  async run({ config, quick }) {
+    const passes = quick ? 20 : 60;
+    let enqueued = 0;
+    const queues = {
+      ensureDeliveryJob: () => {
+        enqueued += 1;
+        return Promise.resolve();
       },
-      [
-        { provide: JobQueues, useFactory: () => queues },
+    };
+    /**
+     * The worker's services on one connection (so the session's counters are the pass's) and a queue
+     * stub that counts; a fresh context per backlog, so the sweep's windows start from the first delivery.
+     */
+    const openSweepContext = () =>
+      openContext(
         {
-          provide: DataSource,
-          useFactory: () =>
-            new DataSource({ ...dataSourceOptions(config), poolSize: 1 } as DataSourceOptions).initialize(),
+          ...config,
+          WEBHOOK_URLS: [],
+          WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+          WEBHOOK_RETRY_BASE_MS: 5_000,
+          WEBHOOK_RETRY_MAX_MS: 7_200_000,
+          WEBHOOK_RETRY_WINDOW_MS: 259_200_000,
+        },
+        [
+          { provide: JobQueues, useFactory: () => queues },
+          {
+            provide: DataSource,
+            useFactory: () =>
+              new DataSource({ ...dataSourceOptions(config), poolSize: 1 } as DataSourceOptions).initialize(),
+          },
+        ],
+      );
+    const results: OutboxSweepBench['backlogs'] = [];
+    let explain: string[] = [];
+    for (const backlog of BACKLOGS) {
+      const context = await openSweepContext();
+      try {
+        const { dataSource } = context;
+        const service = context.get(WebhookDeliveryService);
+        const filled = performance.now();
+        await fill(dataSource, backlog);
+        const fillSeconds = (performance.now() - filled) / 1000;
+        const window = await measure(dataSource, passes, async () => {
+          enqueued = 0;
+          await service.sweep();
+          return enqueued;
+        });
+        const before = await measure(
+          dataSource,
+          Math.max(3, Math.round(passes / 4)),
+          async () => (await dataSource.query<unknown[]>(BEFORE_SQL, [new Date(), SWEEP_WINDOW])).length,
+        );
+        results.push({ backlog, fillSeconds, window, before });
+        const plan = await dataSource.query<Record<string, string | number | null>[]>(
+          `EXPLAIN ${SWEEP_WINDOW_SQL}`,
+          [new Date(), DOWN.key, '0', SWEEP_WINDOW],
+        );
+        explain = plan.map(
+          (row) =>
+            `${String(row.select_type)} ${String(row.table)}: type ${String(row.type)}, key ${String(row.key)}, rows ${String(row.rows)}${row.Extra ? `, ${String(row.Extra)}` : ''}`,
+        );
+        if (backlog === BACKLOGS.at(-1)) await emptyOutbox(dataSource);
+      } finally {
+        await context.close();
+      }
+    }
+    const sweep = { backlogs: results, explain };
+    const small = sweep.backlogs[0]!;
+    const large = sweep.backlogs.at(-1)!;
+    return {
+      outboxSweep: sweep,
+      outboxSweepRatios: {
+        windowMs: large.window.p50Ms / small.window.p50Ms,
+        windowRows: large.window.rowsRead / small.window.rowsRead,
+        beforeMs: large.before.p50Ms / small.before.p50Ms,
+        beforeRows: large.before.rowsRead / small.before.rowsRead,
+      },
+    };
+  },
+  report({ outboxSweep: sweep, outboxSweepRatios: ratios }) {
+    const passes = (p: SweepPasses) => [
+      ms(p.p50Ms),
+      ms(p.maxMs),
+      count(Math.round(p.rowsRead)),
+      count(Math.round(p.found)),
+      p.passes,
+    ];
+    const [small, large] = [sweep.backlogs[0]!, sweep.backlogs.at(-1)!];
+    return {
+      tables: [
+        {
+          title: `Webhook sweep, one pass, at each backlog of due deliveries to a receiver that is down (5 events per video; ${count(HEALTHY_PENDING)} pending for a healthy receiver beside them; one MySQL connection; rows read = the session's Handler_read_* counters)`,
+          header: ['backlog', 'sweep', 'p50 ms', 'max ms', 'rows read', 'found to send', 'passes'],
+          rows: sweep.backlogs.flatMap((b) => [
+            [count(b.backlog), 'windows of 500 per receiver (now)', ...passes(b.window)],
+            [count(b.backlog), 'every due row, first 500 (before)', ...passes(b.before)],
+          ]),
+        },
+        {
+          title: 'EXPLAIN of the sweep window’s query (SWEEP_WINDOW_SQL), at the largest backlog',
+          header: ['access'],
+          rows: sweep.explain.map((line) => [line]),
+        },
+        {
+          title: `Webhook sweep: cost of a pass at ${count(large.backlog)} against ${count(small.backlog)} due deliveries`,
+          header: ['sweep', 'time ratio (p50)', 'rows-read ratio'],
+          rows: [
+            ['windows of 500 per receiver (now)', ratios.windowMs.toFixed(1), ratios.windowRows.toFixed(1)],
+            ['every due row, first 500 (before)', ratios.beforeMs.toFixed(1), ratios.beforeRows.toFixed(1)],
+          ],
         },
       ],
-    );
-  const results: OutboxSweepBench['backlogs'] = [];
-  let explain: string[] = [];
-  for (const backlog of backlogs) {
-    const context = await openSweepContext();
-    try {
-      const { dataSource } = context;
-      const service = context.get(WebhookDeliveryService);
-      const filled = performance.now();
-      await fill(dataSource, backlog);
-      const fillSeconds = (performance.now() - filled) / 1000;
-      const window = await measure(dataSource, passes, async () => {
-        enqueued = 0;
-        await service.sweep();
-        return enqueued;
-      });
-      const before = await measure(
-        dataSource,
-        Math.max(3, Math.round(passes / 4)),
-        async () => (await dataSource.query<unknown[]>(BEFORE_SQL, [new Date(), SWEEP_WINDOW])).length,
-      );
-      results.push({ backlog, fillSeconds, window, before });
-      const plan = await dataSource.query<Record<string, string | number | null>[]>(
-        `EXPLAIN ${SWEEP_WINDOW_SQL}`,
-        [new Date(), DOWN.key, '0', SWEEP_WINDOW],
-      );
-      explain = plan.map(
-        (row) =>
-          `${String(row.select_type)} ${String(row.table)}: type ${String(row.type)}, key ${String(row.key)}, rows ${String(row.rows)}${row.Extra ? `, ${String(row.Extra)}` : ''}`,
-      );
-      if (backlog === backlogs.at(-1)) {
-        await dataSource.query('TRUNCATE TABLE webhook_deliveries');
-        await dataSource.query('TRUNCATE TABLE outbox_events');
-      }
-    } finally {
-      await context.close();
-    }
-  }
-  return { backlogs: results, explain };
-}
+      // Bounded: a pass at a thousand times the backlog reads at most the window's rows more.
+      targets: [atMost('outbox sweep: rows read per pass, 100,000 / 100 backlog', ratios.windowRows, 10)],
+    };
+  },
+};

@@ -1,9 +1,17 @@
+/** `--profile`: where a product process's CPU went in a comparison's measured rounds, as tables. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { profileParts, type CpuProfile } from './lib/cpu-profile';
+import {
+  inspectOption,
+  profileParts,
+  roundProfiler,
+  type CpuProfile,
+  type RoundProfiler,
+} from './lib/cpu-profile';
 import { msPer, type CpuRun } from './lib/cpu-budget';
-import { ROOT } from './lib/kit';
+import { freePort, PATHS, ROOT, startApi } from './lib/kit';
 import type { Table } from './lib/report';
+import type { Bench } from './lib/step';
 
 /** A part is listed when its own code, or the code it calls, takes at least these shares. */
 const LISTED = { self: 0.005, total: 0.05 };
@@ -100,5 +108,30 @@ export function profileDiffTable(name: string, sides: [ProfiledSide, ProfiledSid
       ...parts.map((row) => [row.part, row.a.toFixed(3), row.b.toFixed(3), (row.a - row.b).toFixed(3)]),
       ['all', a.perRequest.toFixed(3), b.perRequest.toFixed(3), (a.perRequest - b.perRequest).toFixed(3)],
     ],
+  };
+}
+
+/**
+ * `Bench.withApi`: each comparison on an API started for it alone; with `profile`, the API's
+ * inspector on a free port, its CPU profiled in the rounds the comparison runs `profileApi`
+ * beside, and the profile's table handed to `probe`.
+ */
+export function apiComparisons(profile: boolean, probe: (table: Table) => void): Bench['withApi'] {
+  return async (name, per, compare) => {
+    const inspector = profile ? await freePort() : undefined;
+    const api = await startApi(inspector ? { NODE_OPTIONS: inspectOption(inspector) } : {});
+    let profiler: RoundProfiler | undefined;
+    try {
+      profiler = inspector ? await roundProfiler(inspector) : undefined;
+      const result = await compare(api.url, profiler?.alongside);
+      if (profiler) {
+        const files = writeProfiles(profiler.profiles, PATHS.cache, { process: 'api', name });
+        probe(profileTable({ run: result.api, process: 'api', per }, profiler.profiles, name, files));
+      }
+      return result;
+    } finally {
+      profiler?.close();
+      await api.process.stop();
+    }
   };
 }

@@ -50,14 +50,8 @@ async function reconcileInWorker(context: BenchContext): Promise<number> {
  * imported through the CLI into an empty index (rates and peak memory), searched as the import
  * left it while videos are deleted and restored (`search('live')`), rebuilt by `cli reindex`
  * (which merges it), searched again with nothing else running (`search('fresh')`), and reconciled
- * row by row by a worker (its peak memory).
- *
- * Every size starts from empty rather than importing only what the last size lacked: the live
- * index must be what imports leave, and the reindex before it has merged the last size's
- * documents into one segment, which the next size's live index would otherwise carry (a tenth of
- * it at 221,713 videos, a fifth at 1,021,713). The sizes grow tenfold, so this costs a quarter
- * more importing in a full run. (Nor is a small catalogue the start of a larger one: its owners are
- * drawn from a pool sized to it.)
+ * row by row by a worker (its peak memory). Every size starts from empty: the live index must be
+ * what imports leave (docs/performance.md, "The search matrix").
  */
 export async function benchScale(
   context: BenchContext,

@@ -1,22 +1,43 @@
 /**
- * The search matrix's tables and targets (issue 31): each comparison's full figures, one summary
- * row per catalogue size and index state, the imports' figures per size, and the targets on the
- * API / plain `multi_match` ratios, named so that the size and the state show.
+ * The search matrix's steps (`scale`, and `search`, its probe) with their tables and targets: each
+ * comparison's full figures, one summary row per catalogue size and index state, the imports'
+ * figures per size, and the targets on the API / plain `multi_match` ratios, named so that the
+ * size and the state show.
  */
+import { SAMPLE_VIDEOS } from './lib/bench-data';
 import type { MeasuredRun } from './lib/cpu';
-import { atLeast, atMost, count, cpuPer, loadHeader, megabytes, ms, rate, row } from './lib/figures';
+import {
+  atLeast,
+  atMost,
+  count,
+  cpuPer,
+  loadHeader,
+  MB,
+  megabytes,
+  ms,
+  rate,
+  row,
+  under,
+} from './lib/figures';
 import { cpuBudget, CPU_PARTS, msPer } from './lib/cpu-budget';
 import type { Table, Target } from './lib/report';
-import type { ScaleBench } from './scale.bench';
-import type { SearchBench } from './search.bench';
+import type { Bench, Step } from './lib/step';
+import { benchScale, type IndexPhase, type ScaleBench } from './scale.bench';
+import { benchSearch, type SearchBench } from './search.bench';
+import type { ChurnFigures } from './lib/churn';
 
-/** The compared sides, as the churn's rows name them. */
+/** The compared sides: each one's row, and its name in the churn's rows (the churn runs without suggestions). */
 const SIDES = [
-  ['api', 'API'],
-  ['plain', 'plain multi_match'],
-  ['elasticsearch', "API's body direct"],
-  ['floor', 'floor proxy'],
-  ['framework', "frameworks' floor"],
+  ['api', 'API (auth, validation, Elasticsearch, what MySQL holds through copies)', 'API'],
+  ['plain', 'Elasticsearch direct, plain multi_match (title^3, description)', 'plain multi_match'],
+  ['elasticsearch', "Elasticsearch direct, the API's own body", "API's body direct"],
+  ['floor', 'plain multi_match through a bare forwarding proxy (the floor)', 'floor proxy'],
+  [
+    'framework',
+    "plain multi_match through Nest, Fastify and the Elasticsearch client (the frameworks' floor)",
+    "frameworks' floor",
+  ],
+  ['suggest', 'API suggestions (the same queries cut as typed)', 'suggestions'],
 ] as const;
 
 /**
@@ -28,43 +49,33 @@ function apiOwnCpu(run: MeasuredRun): { node: number; mysql: number; redis: numb
   return { ...own, total: own.node + own.mysql + own.redis };
 }
 
-const cpuPerRequest = (run: MeasuredRun) => cpuPer(run.cpu, run.requests, [...CPU_PARTS]);
-
 const segments = ({ index: { before, after } }: SearchBench) =>
   before.segments === after.segments ? `${before.segments}` : `${before.segments} → ${after.segments}`;
 
 const label = (search: SearchBench, phase: string) => `at ${count(search.videos)} videos, ${phase}`;
 
 /** One comparison's full figures, as it ends. */
-export function searchTable(search: SearchBench, phase: string): Table {
+function searchTable(search: SearchBench, phase: string): Table {
   const { index, warmUp, churn } = search;
+  const churnRow = (name: string, rate: string, figures: ChurnFigures) => [
+    name,
+    rate,
+    ms(figures.p50),
+    ms(figures.p99),
+    figures.deletes + figures.restores,
+    figures.errors,
+    figures.failures.join(', '),
+  ];
   const churnRows = churn
     ? [
-        ...SIDES.flatMap(([side, name]) => {
+        ...SIDES.flatMap(([side, , name]) => {
           const figures = churn.sides[side];
           if (!figures) return [];
-          const requests = figures.deletes + figures.restores;
-          return [
-            [
-              `churn during the ${name} rounds (soft delete, restore a second later; not searches)`,
-              rate(requests / search[side].seconds),
-              ms(figures.p50),
-              ms(figures.p99),
-              requests,
-              figures.errors,
-              figures.failures.join(', '),
-            ],
-          ];
+          const perSecond = rate((figures.deletes + figures.restores) / search[side]!.seconds);
+          const during = `churn during the ${name} rounds (soft delete, restore a second later; not searches)`;
+          return [churnRow(during, perSecond, figures)];
         }),
-        [
-          'churn, whole run (warm-up included)',
-          '',
-          ms(churn.total.p50),
-          ms(churn.total.p99),
-          churn.total.deletes + churn.total.restores,
-          churn.total.errors,
-          churn.total.failures.join(', '),
-        ],
+        churnRow('churn, whole run (warm-up included)', '', churn.total),
       ]
     : [];
   return {
@@ -81,37 +92,10 @@ export function searchTable(search: SearchBench, phase: string): Table {
       "CPU ms per request: API / floor proxy / frameworks' floor / ES (of it JIT compiler) / MySQL / Redis / load generator",
     ),
     rows: [
-      [
-        ...row('API (auth, validation, Elasticsearch, what MySQL holds through copies)', search.api),
-        cpuPerRequest(search.api),
-      ],
-      [
-        ...row('Elasticsearch direct, plain multi_match (title^3, description)', search.plain),
-        cpuPerRequest(search.plain),
-      ],
-      [
-        ...row("Elasticsearch direct, the API's own body", search.elasticsearch),
-        cpuPerRequest(search.elasticsearch),
-      ],
-      [
-        ...row('plain multi_match through a bare forwarding proxy (the floor)', search.floor),
-        cpuPerRequest(search.floor),
-      ],
-      [
-        ...row(
-          "plain multi_match through Nest, Fastify and the Elasticsearch client (the frameworks' floor)",
-          search.framework,
-        ),
-        cpuPerRequest(search.framework),
-      ],
-      ...(search.suggest
-        ? [
-            [
-              ...row('API suggestions (the same queries cut as typed)', search.suggest),
-              cpuPerRequest(search.suggest),
-            ],
-          ]
-        : []),
+      ...SIDES.flatMap(([side, name]) => {
+        const run = search[side];
+        return run ? [[...row(name, run), cpuPer(run.cpu, run.requests, [...CPU_PARTS])]] : [];
+      }),
       ...churnRows,
     ],
   };
@@ -122,7 +106,7 @@ export function searchTable(search: SearchBench, phase: string): Table {
  * nothing else running, the API's own CPU per search too (under churn it would count the
  * churn's).
  */
-export function searchTargets(search: SearchBench, phase: string): Target[] {
+function searchTargets(search: SearchBench, phase: string): Target[] {
   const { api, plain } = search;
   const at = label(search, phase);
   const own = apiOwnCpu(api);
@@ -132,19 +116,12 @@ export function searchTargets(search: SearchBench, phase: string): Target[] {
     atMost(`search p99 ${at}: API / plain multi_match`, api.p99 / plain.p99, 1.3),
     ...(search.churn
       ? []
-      : [
-          {
-            name: `API's own CPU per search (Node + MySQL + Redis), ms, ${at}`,
-            value: own.total,
-            goal: '≤ 0.6',
-            met: own.total <= 0.6,
-          },
-        ]),
+      : [atMost(`API's own CPU per search (Node + MySQL + Redis), ms, ${at}`, own.total, 0.6)]),
   ];
 }
 
-/** Issue 20: suggestions answer within the search's latency, at any catalogue size. */
-export function suggestTarget(search: SearchBench, phase: string): Target[] {
+/** Suggestions answer within the search's latency, at any catalogue size. */
+function suggestTarget(search: SearchBench, phase: string): Target[] {
   return search.suggest
     ? [
         atMost(
@@ -157,7 +134,7 @@ export function suggestTarget(search: SearchBench, phase: string): Target[] {
 }
 
 /** One row per size and index state: the ratios the targets are on, and what explains them. */
-export function matrixTable(runs: ScaleBench[]): Table {
+function matrixTable(runs: ScaleBench[]): Table {
   const line = (run: ScaleBench, phase: 'live' | 'fresh') => {
     const search = run[phase];
     const { api, plain, elasticsearch } = search;
@@ -211,7 +188,7 @@ const THROUGHPUT_GOAL = 0.85;
  * process by process, and the best ratio an API as cheap as the bare forwarding proxy could reach
  * with this API's query.
  */
-export function budgetTable(runs: { videos: number; phase: string; search: SearchBench }[]): Table {
+function budgetTable(runs: { videos: number; phase: string; search: SearchBench }[]): Table {
   const f2 = (value: number) => value.toFixed(2);
   return {
     title:
@@ -254,7 +231,7 @@ const imported = (run: ScaleBench['sampleImport']) =>
   `${rate(run.perSecond)} videos/s (${run.seconds.toFixed(0)} s, peak RSS ${megabytes(run.peakRssBytes)} MB)`;
 
 /** The imports, the reindex and the reconcile at each size, through the CLI and a worker. */
-export function scaleTable(runs: ScaleBench[]): Table {
+function scaleTable(runs: ScaleBench[]): Table {
   return {
     title:
       'Scale: each size imported into an empty index through the CLI (rows + documents; the sample with its ' +
@@ -280,3 +257,90 @@ export function scaleTable(runs: ScaleBench[]): Table {
     ]),
   };
 }
+
+/** One search comparison on the index as it is, on an API started for it alone (`name`: its profiles' files). */
+const compareSearch = (bench: Bench, churn: boolean, name: string): Promise<SearchBench> =>
+  bench.withApi(name, 'search', (apiUrl, profileApi) =>
+    benchSearch(bench.config, bench.context, apiUrl, bench.search, { churn, profileApi }),
+  );
+
+/** `--churn`: the live comparison's sides, beside the churn; else the fresh one's. */
+const phase = (churn: boolean) => (churn ? 'with churn' : 'quiet');
+
+export const searchStep: Step<{ search: SearchBench }> = {
+  name: 'search',
+  measures: 'GET /api/videos/search through the API on whatever the index holds, with the churn if --churn',
+  baseline:
+    "a plain multi_match straight to Elasticsearch; the API's own body, the floors, suggestions beside it",
+  data: 'index',
+  probe: true,
+  leads: true,
+  async run(bench) {
+    return { search: await compareSearch(bench, bench.churn, bench.churn ? 'churn' : 'quiet') };
+  },
+  report({ search }, { churn }) {
+    return {
+      tables: [
+        searchTable(search, phase(churn)),
+        budgetTable([{ videos: search.videos, phase: phase(churn), search }]),
+      ],
+      targets: [...searchTargets(search, phase(churn)), ...suggestTarget(search, phase(churn))],
+    };
+  },
+};
+
+export const scaleStep: Step<{ scale: ScaleBench[] }> = {
+  name: 'scale',
+  measures:
+    'at each --sizes: the CLI import into an empty index, search live (under churn) and fresh (after cli reindex), a reconcile; peak RSS',
+  baseline: 'a plain multi_match straight to Elasticsearch, the floors beside it',
+  data: 'own',
+  leads: true,
+  async run(bench) {
+    const runs: ScaleBench[] = [];
+    for (const size of bench.sizes) {
+      const videos = SAMPLE_VIDEOS + size;
+      bench.log(`scale: the sample and ${count(size)} videos of the realistic catalogue`);
+      const run = await benchScale(bench.context, size, async (phase) => {
+        bench.log(`search at ${count(videos)} videos, ${phase}`);
+        const search = await compareSearch(bench, phase === 'live', `${videos}-${phase}`);
+        bench.print(searchTable(search, phase));
+        return search;
+      });
+      runs.push(run);
+      bench.print(scaleTable([run]));
+    }
+    return { scale: runs };
+  },
+  report({ scale: runs }) {
+    const comparisons = runs.flatMap((run) =>
+      (['live', 'fresh'] as const).map((phase: IndexPhase) => ({
+        videos: run.videos,
+        phase,
+        search: run[phase],
+      })),
+    );
+    const largest = runs.at(-1)!;
+    const peak =
+      Math.max(
+        largest.sampleImport.peakRssBytes,
+        largest.catalogueImport?.peakRssBytes ?? 0,
+        largest.reindex.peakRssBytes,
+        largest.workerPeakRssBytes,
+      ) / MB;
+    return {
+      // The matrix's summary first, before each comparison's figures.
+      tables: [
+        matrixTable(runs),
+        budgetTable(comparisons),
+        scaleTable(runs),
+        ...comparisons.map(({ phase, search }) => searchTable(search, phase)),
+      ],
+      targets: [
+        ...comparisons.flatMap(({ phase, search }) => searchTargets(search, phase)),
+        ...suggestTarget(largest.fresh, 'fresh'),
+        under(`peak RSS MB (/usr/bin/time), worker and CLI at ${largest.videos} videos`, peak, 400),
+      ],
+    };
+  },
+};

@@ -1,36 +1,39 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { AppConfig } from '@app/shared/config/config.schema';
 import { VideoState } from '@app/shared/video/video-state';
+import { indexState, type IndexState } from './lib/bench-data';
 import { startChurn, videosNeeded, type ChurnFigures, type ChurnRate, type Stretch } from './lib/churn';
 import type { MeasuredRun } from './lib/cpu';
 import {
-  benchToken,
   buildSearchRequests,
   PATHS,
-  floorPath,
-  startSearchFloor,
+  startSearchFloors,
   typoSuggestions,
+  benchToken,
   type BenchContext,
 } from './lib/kit';
-import { alternatingLoads, together, warmUp, type Alongside, type HttpLoad, type WarmUp } from './lib/load';
+import {
+  alternatingLoads,
+  apiSearches,
+  floorSearches,
+  throughApi,
+  warmUp,
+  type Alongside,
+  type SideLoad,
+  type WarmUp,
+} from './lib/load';
 import { PAGE, plainBody } from './lib/plain-query';
 import { asTyped, sampleQueryMix } from './lib/queries';
+import type { SearchLoad } from './lib/step';
 
 /** Soft deletes a second while a live index is searched, and as many restores, each a second later. */
 const CHURN: ChurnRate = { perSecond: 20, lagMs: 1000 };
 
 /** The sample's query mix, read once however many comparisons a run makes (two per catalogue size). */
 let sampleMix: Promise<string[]> | undefined;
+export const sampleQueries = (): Promise<string[]> => (sampleMix ??= sampleQueryMix(PATHS.sample));
 
 type Side = 'api' | 'plain' | 'elasticsearch' | 'floor' | 'framework' | 'suggest';
-
-/** The index behind the alias as the searches found it: its shape is half of what they cost. */
-export interface IndexState {
-  /** Lucene segments of the primaries: each search visits every one. */
-  segments: number;
-  /** Documents deleted or replaced and not yet merged away, which searches still step over. */
-  deletedDocs: number;
-}
 
 export interface SearchBench {
   /** Active videos in the index searched, before any churn. */
@@ -48,16 +51,9 @@ export interface SearchBench {
   plain: MeasuredRun;
   /** The API's own request body, straight to Elasticsearch: what the API adds to its query. */
   elasticsearch: MeasuredRun;
-  /**
-   * The plain query through a bare forwarding proxy (bench/floor-proxy.ts): the least an HTTP hop
-   * in front of the engine costs, against which the API's own work shows.
-   */
+  /** The plain query through a bare forwarding proxy (bench/floor-proxy.ts): the least an HTTP hop costs. */
   floor: MeasuredRun;
-  /**
-   * The same hop through the frameworks the API runs on (bench/floor-framework.ts: Nest on Fastify
-   * in, the Elasticsearch client out, the answer parsed and serialised): the least an API built on
-   * them costs, so that what is the frameworks' and what is the API's own show apart.
-   */
+  /** The same hop through the API's frameworks (bench/floor-framework.ts): the least an API on them costs. */
   framework: MeasuredRun;
   /** `GET /api/videos/suggest` with the same queries cut as if still being typed (quiet runs only). */
   suggest?: MeasuredRun;
@@ -99,165 +95,107 @@ async function churnVideos(context: BenchContext): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-async function indexState(context: BenchContext, alias: string): Promise<IndexState> {
-  const stats = await context.engine.indices.stats({ index: alias, metric: ['segments', 'docs'] });
-  return {
-    segments: stats._all.primaries?.segments?.count ?? 0,
-    deletedDocs: stats._all.primaries?.docs?.deleted ?? 0,
-  };
-}
-
 /**
- * The same query mix at the same concurrency, in one run, on the index as it is: through the API
- * (auth, validation, Elasticsearch, the MySQL check of every page); a plain `multi_match` straight
- * to Elasticsearch, the baseline a user would pick; and the very body the API sends, straight to
- * Elasticsearch, so that what the API's query costs and what the API around it costs show apart.
- * The mix is the sample's known items (`sampleQueryMix`), short texts whose engine cost is low, so
- * that the API's own cost shows.
- *
- * With `churn`, soft deletes and restores run through the API at `CHURN`'s rate from before the
- * warm-up to after the last round, so every side's rounds share the same churn; its requests are
- * not searches, and are reported apart. Without it, the API's title suggestions for the same
- * queries cut short, which a search box asks for as it is typed, are a fourth side.
+ * One search comparison on the index as it is: the sample's known-item queries (short texts whose
+ * engine cost is low, so that the API's own cost shows) through the API, as a plain `multi_match`
+ * and as the API's own body straight to Elasticsearch, and through the two floors, in alternating
+ * rounds after a warm-up (docs/performance.md, "The comparison"). With `churn`, soft deletes and
+ * restores run through the API from before the warm-up to after the last round, reported apart;
+ * without it, the API's suggestions for the same queries cut as typed are one more side.
  */
 export async function benchSearch(
   config: AppConfig,
   context: BenchContext,
   apiUrl: string,
+  { concurrency, seconds, rounds, warmUp: warmUpLimits }: SearchLoad,
   {
-    concurrency,
-    seconds,
-    rounds,
-    warmUpSeconds,
     churn: withChurn = false,
     profileApi,
   }: {
-    concurrency: number;
-    /** Measured seconds per side, over all rounds. */
-    seconds: number;
-    rounds: number;
-    /** At least, then until Elasticsearch's JIT has settled, at most. */
-    warmUpSeconds: { min: number; max: number };
     churn?: boolean;
     /** Runs beside each of the API's measured rounds (a profiler of its process). */
     profileApi?: Alongside;
-  },
+  } = {},
 ): Promise<SearchBench> {
-  const queries = await (sampleMix ??= sampleQueryMix(PATHS.sample));
+  const queries = await sampleQueries();
   const q = (i: number) => queries[i % queries.length]!;
   const index = config.ELASTICSEARCH_INDEX;
-  const token = benchToken();
-  const engine = (
-    body: (i: number) => { path: string; body: string },
-  ): Omit<HttpLoad, 'durationSeconds'> => ({
+  const engine = (body: (i: number) => { path: string; body: string }): SideLoad => ({
     url: config.ELASTICSEARCH_URL,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     request: body,
     concurrency,
   });
-  const throughApi = (path: (i: number) => string): Omit<HttpLoad, 'durationSeconds'> => ({
-    url: apiUrl,
-    headers: { authorization: `Bearer ${token}` },
-    request: (i: number) => ({ path: path(i) }),
-    concurrency,
-  });
-  const throughFloor = (url: string): Omit<HttpLoad, 'durationSeconds'> => ({
-    url,
-    request: (i: number) => ({ path: floorPath(q(i)) }),
-    concurrency,
-  });
   const videos = await context.videos.count();
   const churnIds = withChurn ? await churnVideos(context) : [];
   // After the reads that may fail: the floors are stopped by the `finally` below, and only there.
-  const floor = await startSearchFloor('bare', config.ELASTICSEARCH_URL, index);
-  const framework = await startSearchFloor('nest', config.ELASTICSEARCH_URL, index).catch(
-    async (error: unknown) => {
-      await floor.process.stop();
-      throw error;
-    },
-  );
+  const floors = await startSearchFloors(['bare', 'nest'], config.ELASTICSEARCH_URL, index);
   // Only the sides present are run (`alternatingLoads` goes by the object's keys).
   const loads = {
-    api: throughApi((i) => `/api/videos/search?q=${encodeURIComponent(q(i))}&limit=${PAGE}`),
+    api: apiSearches(apiUrl, queries, concurrency),
     plain: engine((i) => ({ path: `/${index}/_search`, body: JSON.stringify(plainBody(q(i))) })),
     elasticsearch: engine((i) => apiBody(q(i), index)),
-    floor: throughFloor(floor.url),
-    framework: throughFloor(framework.url),
+    floor: floorSearches(floors.url.bare, queries, concurrency),
+    framework: floorSearches(floors.url.nest, queries, concurrency),
     ...(withChurn
       ? {}
-      : { suggest: throughApi((i) => `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}`) }),
-  } as Record<Side, Omit<HttpLoad, 'durationSeconds'>>;
-  const churn = withChurn ? startChurn(apiUrl, token, churnIds, CHURN) : undefined;
+      : {
+          suggest: throughApi(
+            apiUrl,
+            (i) => `/api/videos/suggest?q=${encodeURIComponent(asTyped(q(i)))}`,
+            concurrency,
+          ),
+        }),
+  } as Record<Side, SideLoad>;
+  const churn = withChurn ? startChurn(apiUrl, benchToken(), churnIds, CHURN) : undefined;
   const stretches: Partial<Record<Side, Stretch[]>> = {};
-  const churnOf =
+  /** Beside a side's measured rounds: the marks of the churn's stretch (if any), and for the API its profiler. */
+  const beside =
     (side: Side): Alongside =>
     () => {
-      const from = churn!.mark();
+      const from = churn?.mark();
+      const profiling = side === 'api' ? profileApi?.() : undefined;
       return {
-        stop: () => {
-          (stretches[side] ??= []).push([from, churn!.mark()]);
-          return Promise.resolve();
+        async stop() {
+          if (churn) (stretches[side] ??= []).push([from!, churn.mark()]);
+          await profiling?.stop();
         },
       };
     };
-  /** What runs beside a side's measured rounds: the churn, if any, and for the API its profiler. */
-  const beside = (side: Side): Alongside =>
-    together(churn && churnOf(side), side === 'api' ? profileApi : undefined);
-  let measured: Record<Side, MeasuredRun>;
-  let warmed: WarmUp;
-  let before: IndexState;
-  let after: IndexState;
-  let total: ChurnFigures | undefined;
   try {
     // Warm-up (JIT, connection pools, index caches), then the sides alternate. The API's CPU per
     // request keeps falling while V8 optimises it, and a fresh Elasticsearch node compiles for
     // minutes (docs/performance.md, "How a comparison is kept fair").
-    warmed = await warmUp(loads, {
-      roundSeconds: Math.min(10, warmUpSeconds.min / 2),
-      minSeconds: warmUpSeconds.min,
-      maxSeconds: warmUpSeconds.max,
-      settledJitShare: 0.01,
-    });
-    before = await indexState(context, index);
-    measured = await alternatingLoads(loads, {
+    const warmed = await warmUp(loads, warmUpLimits);
+    const before = await indexState(context);
+    const measured = await alternatingLoads(loads, { rounds, seconds: seconds / rounds, alongside: beside });
+    const after = await indexState(context);
+    const total = await churn?.stop();
+    return {
+      videos,
+      queries: queries.length,
+      concurrency,
+      seconds,
       rounds,
-      seconds: seconds / rounds,
-      alongside: {
-        api: beside('api'),
-        plain: beside('plain'),
-        elasticsearch: beside('elasticsearch'),
-        floor: beside('floor'),
-        framework: beside('framework'),
-      },
-    });
-    after = await indexState(context, index);
+      index: { before, after },
+      ...measured,
+      ...(churn && total
+        ? {
+            churn: {
+              rate: CHURN,
+              sides: Object.fromEntries(
+                Object.entries(stretches).map(([side, of]) => [side, churn.figures(of)]),
+              ),
+              total,
+            },
+          }
+        : {}),
+      warmUp: warmed,
+    };
   } finally {
     // Also after an error: no video stays deleted.
-    total = await churn?.stop();
-    await Promise.all([floor.process.stop(), framework.process.stop()]);
+    await churn?.stop();
+    await floors.stop();
   }
-  const { suggest, ...compared } = measured;
-  return {
-    videos,
-    queries: queries.length,
-    concurrency,
-    seconds,
-    rounds,
-    index: { before, after },
-    ...compared,
-    ...(suggest ? { suggest } : {}),
-    ...(churn
-      ? {
-          churn: {
-            rate: CHURN,
-            sides: Object.fromEntries(
-              Object.entries(stretches).map(([side, of]) => [side, churn.figures(of)]),
-            ),
-            total: total!,
-          },
-        }
-      : {}),
-    warmUp: warmed,
-  };
 }

@@ -1,7 +1,9 @@
 import { countAs, type MeasuredRun } from './lib/cpu';
-import { benchToken, startApi, startOtlpSink, type BenchContext, type StartedService } from './lib/kit';
-import { alternatingLoads, warmUp, type HttpLoad, type WarmUp } from './lib/load';
+import { count, cpuMsPer, cpuPer, loadHeader, megabytes, ms, rate, row } from './lib/figures';
+import { startApi, startOtlpSink, type StartedService } from './lib/kit';
+import { alternatingLoads, apiSearches, warmUp, type SideLoad, type WarmUp } from './lib/load';
 import { queryMix } from './lib/queries';
+import type { Step } from './lib/step';
 
 export interface TracingBench {
   queries: number;
@@ -13,7 +15,7 @@ export interface TracingBench {
   off: MeasuredRun;
   /** The same searches through an API that traces every one (the default sampler) to a local collector. */
   on: MeasuredRun;
-  /** Through an API that records 5 % of the traces (`SAMPLED`), as docs/tracing.md advises for production. */
+  /** Through an API that records 5 % of the traces (`SAMPLED_RATIO`), as docs/tracing.md advises for production. */
   sampled: MeasuredRun;
   /**
    * With a baseline build (`BENCH_TRACING_BASELINE`, a checkout from before tracing existed, built):
@@ -26,103 +28,124 @@ export interface TracingBench {
 }
 
 /** The APIs the step measures, by what their tracing is. */
-export type TracingSide = 'off' | 'on' | 'sampled' | 'before';
-type SearchLoad = Omit<HttpLoad, 'durationSeconds' | 'amount'>;
+type TracingSide = 'off' | 'on' | 'sampled' | 'before';
 
 /** The ratio of the `sampled` side's sampler. */
-export const SAMPLED_RATIO = 0.05;
-
-/** Each side's API: its environment beyond the bench's. */
-const sideEnv = (collector: string): Record<Exclude<TracingSide, 'before'>, Record<string, string>> => ({
-  off: {},
-  on: { OTEL_EXPORTER_OTLP_ENDPOINT: collector },
-  sampled: {
-    OTEL_EXPORTER_OTLP_ENDPOINT: collector,
-    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-    OTEL_TRACES_SAMPLER_ARG: String(SAMPLED_RATIO),
-  },
-});
+const SAMPLED_RATIO = 0.05;
 
 /**
- * The APIs, up for the rounds and stopped after them, the traced ones exporting to `collector`:
- * their shutdown exports the spans they still hold, so the collector's count is read after it.
+ * What tracing costs a search (docs/tracing.md): APIs side by side under the same search load, in
+ * alternating rounds after a warm-up, each one's CPU counted apart (`api-off`, `api-on`…). The API
+ * without tracing loads no line of the SDK (test/e2e/tracing.test.ts), so it is the API every other
+ * step measures and needs no baseline of its own. The APIs are stopped before the collector's count
+ * is read: their shutdown exports the spans they still hold.
  */
-async function measureSides(
-  collector: string,
-  search: (url: string) => SearchLoad,
-  {
-    seconds,
-    rounds,
-    warmUpSeconds,
-    baseline,
-  }: {
-    seconds: number;
-    rounds: number;
-    warmUpSeconds: { min: number; max: number };
-    baseline?: string;
-  },
-): Promise<Pick<TracingBench, TracingSide | 'warmUp'>> {
-  const started: StartedService[] = [];
-  try {
-    const loads = {} as Record<TracingSide, SearchLoad>;
-    // Each side's API: its environment, and the checkout it is built from (this one by default).
-    const sides = Object.entries(sideEnv(collector)) as [TracingSide, Record<string, string>, string?][];
-    if (baseline) sides.push(['before', {}, baseline]);
-    for (const [side, env, checkout] of sides) {
-      const api = await startApi(env, checkout);
-      started.push(api);
-      countAs(api.process.child.pid!, `api-${side}`);
-      loads[side] = search(api.url);
+export const tracingStep: Step<{ tracing: TracingBench }> = {
+  name: 'tracing',
+  measures:
+    'search through an API exporting its spans over OTLP (every trace, and 5 % of them) to a collector that drops them',
+  baseline:
+    'the same searches through an API with tracing off (no SDK loaded); BENCH_TRACING_BASELINE adds an older build',
+  data: 'index',
+  async run({ context, search: { concurrency, seconds, rounds, warmUp: warmUpLimits } }) {
+    const queries = await queryMix(context.dataSource);
+    const baseline = process.env.BENCH_TRACING_BASELINE;
+    const sink = await startOtlpSink();
+    const started: StartedService[] = [];
+    let measured: Record<TracingSide, MeasuredRun> & { warmUp: WarmUp };
+    let exported: TracingBench['exported'];
+    try {
+      const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url };
+      // Each side's API: its environment beyond the bench's, and the checkout it is built from.
+      const sides: [TracingSide, Record<string, string>, string?][] = [
+        ['off', {}],
+        ['on', traced],
+        [
+          'sampled',
+          {
+            ...traced,
+            OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+            OTEL_TRACES_SAMPLER_ARG: String(SAMPLED_RATIO),
+          },
+        ],
+        ...(baseline ? [['before', {}, baseline] as [TracingSide, Record<string, string>, string]] : []),
+      ];
+      const loads = {} as Record<TracingSide, SideLoad>;
+      for (const [side, env, checkout] of sides) {
+        const api = await startApi(env, checkout);
+        started.push(api);
+        countAs(api.process.child.pid!, `api-${side}`);
+        loads[side] = apiSearches(api.url, queries, concurrency);
+      }
+      const warmed = await warmUp(loads, warmUpLimits);
+      measured = {
+        ...(await alternatingLoads(loads, { rounds, seconds: seconds / rounds })),
+        warmUp: warmed,
+      };
+    } finally {
+      await Promise.all(started.map((api) => api.process.stop()));
+      exported = await sink.stop();
     }
-    const warmed = await warmUp(loads, {
-      roundSeconds: Math.min(10, warmUpSeconds.min / 2),
-      minSeconds: warmUpSeconds.min,
-      maxSeconds: warmUpSeconds.max,
-      settledJitShare: 0.01,
-    });
-    return { ...(await alternatingLoads(loads, { rounds, seconds: seconds / rounds })), warmUp: warmed };
-  } finally {
-    await Promise.all(started.map((api) => api.process.stop()));
-  }
-}
-
-/**
- * What tracing costs a search (docs/tracing.md): three APIs side by side, one without
- * OTEL_EXPORTER_OTLP_ENDPOINT, one exporting every span over OTLP/HTTP (protobuf, the default;
- * every trace recorded, the default) and one recording 5 % of the traces, both to a collector
- * that drops them (bench/otlp-sink.ts), under the same closed-loop search load in alternating
- * rounds after a warm-up. Each API's CPU is counted apart (`api-off`, `api-on`, `api-sampled`). The API without tracing needs
- * no baseline of its own: it loads no line of the SDK (test/e2e/tracing.test.ts proves it), so it
- * is the API every other step measures.
- */
-export async function benchTracing(
-  context: BenchContext,
-  options: {
-    concurrency: number;
-    seconds: number;
-    rounds: number;
-    warmUpSeconds: { min: number; max: number };
-    /** A built checkout from before tracing existed, measured as a fourth side. */
-    baseline?: string;
+    return { tracing: { queries: queries.length, concurrency, seconds, rounds, ...measured, exported } };
   },
-): Promise<TracingBench> {
-  const queries = await queryMix(context.dataSource);
-  const search = (url: string): SearchLoad => ({
-    url,
-    headers: { authorization: `Bearer ${benchToken()}` },
-    request: (i: number) => ({
-      path: `/api/videos/search?q=${encodeURIComponent(queries[i % queries.length]!)}&limit=20`,
-    }),
-    concurrency: options.concurrency,
-  });
-  const sink = await startOtlpSink();
-  let sides: Pick<TracingBench, TracingSide | 'warmUp'>;
-  let exported: TracingBench['exported'];
-  try {
-    sides = await measureSides(sink.url, search, options);
-  } finally {
-    exported = await sink.stop();
-  }
-  const { concurrency, seconds, rounds } = options;
-  return { queries: queries.length, concurrency, seconds, rounds, ...sides, exported };
-}
+  report({ tracing }) {
+    const { off, on, sampled, exported } = tracing;
+    const sampledShare = `${(SAMPLED_RATIO * 100).toFixed(0)} %`;
+    const parts = ['elasticsearch', 'mysql', 'redis'];
+    const measures: [string, (run: MeasuredRun, part: string) => number, (v: number) => string][] = [
+      ['req/s', (run) => run.perSecond, rate],
+      ['p50 ms', (run) => run.p50, ms],
+      ['p99 ms', (run) => run.p99, ms],
+      ['API CPU ms per search', (run, part) => cpuMsPer(run.cpu, run.requests, part), (v) => v.toFixed(2)],
+    ];
+    /** A row per measure: its value on each side, then each side after the first against the first. */
+    const compared = (sides: TracingSide[]) =>
+      measures.map(([measure, value, shown]) => {
+        const values = sides.map((side) => value(tracing[side]!, `api-${side}`));
+        return [measure, ...values.map(shown), ...values.slice(1).map((v) => (v / values[0]!).toFixed(2))];
+      });
+    return {
+      tables: [
+        {
+          title:
+            `Search with tracing off and on (${tracing.concurrency} connections, ${tracing.seconds} s each in ` +
+            `${tracing.rounds} alternating rounds, a b c c b a…, after a warm-up of ${tracing.warmUp.seconds.toFixed(0)} s ` +
+            `that ended with Elasticsearch's JIT compiler at ${(tracing.warmUp.jitShare * 100).toFixed(1)} % of its CPU; ` +
+            `spans exported over OTLP/HTTP protobuf to a local collector that drops them, ` +
+            `${count(exported.requests)} exports of ${megabytes(exported.bytes)} MB over the step)`,
+          header: loadHeader('CPU ms per search: API / ES (of it JIT compiler) / MySQL / Redis / collector'),
+          rows: [
+            [
+              ...row('API, OTEL_EXPORTER_OTLP_ENDPOINT unset (no SDK loaded)', off),
+              `${cpuPer(off.cpu, off.requests, ['api-off', ...parts])} / –`,
+            ],
+            [
+              ...row('API, tracing on, every trace recorded (the default sampler)', on),
+              cpuPer(on.cpu, on.requests, ['api-on', ...parts, 'sink']),
+            ],
+            [
+              ...row(`API, tracing on, ${sampledShare} recorded (parentbased_traceidratio)`, sampled),
+              cpuPer(sampled.cpu, sampled.requests, ['api-sampled', ...parts, 'sink']),
+            ],
+          ],
+        },
+        {
+          title: `Search with tracing on against off, as ratios`,
+          header: ['measure', 'off', 'on', `on, ${sampledShare}`, 'on / off', `on, ${sampledShare} / off`],
+          rows: compared(['off', 'on', 'sampled']),
+        },
+        // Off against no tracing code at all: the cost of what stays in the code when it is off.
+        ...(tracing.before
+          ? [
+              {
+                title: `Search with tracing off against an API built before tracing existed (${process.env.BENCH_TRACING_BASELINE})`,
+                header: ['measure', 'before tracing', 'off', 'off / before'],
+                rows: compared(['before', 'off']),
+              },
+            ]
+          : []),
+      ],
+      targets: [],
+    };
+  },
+};

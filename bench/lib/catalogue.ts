@@ -1,28 +1,10 @@
 /**
- * A realistic synthetic catalogue for the scale bench: any number of videos whose text varies the
+ * A realistic synthetic catalogue for the scale step: any number of videos whose text varies the
  * way a real catalogue's does, learnt from the sample (data/pyvideo.jsonl.gz) and drawn with a
- * seeded generator, so every run and every machine gets the same videos.
- *
- * Copies of the sample (what the scale bench used before) make every word's posting list a
- * multiple of the sample's and every query's hits come in identical groups: no real index looks
- * like that, and search costs on it say little about a real million. Here:
- *
- * - titles and descriptions are word bigram chains trained on the sample's titles and descriptions
- *   (each field its own chain: titles read like titles), so word frequencies and word pairs follow
- *   the sample's; each video takes its lengths, event, date, and numbers of tags and speakers from
- *   one sample video chosen at random, so lengths follow the sample's joint distribution;
- * - tags and co-speakers are drawn with the sample's frequencies;
- * - the owner is the first speaker (the importer derives `authorId` from it), drawn by Zipf's law
- *   from a pool of two names per video: at the sample's size that gives about the sample's number
- *   of owners (half as many as videos) and its skew (about three in four own one video). The pool
- *   starts with the sample's speakers, most frequent first, and goes on with names recombined from
- *   their first and last names;
- * - dates are the sample's, moved by up to half a year either way, with a time of day;
- * - no two videos are the same: slugs end in the video's number, and a title and description
- *   already written are drawn again.
- *
- * Generation streams to a JSON Lines file in the importer's format (docs/contract.md §9); memory
- * holds the model and a fixed-size table of text hashes, whatever the count.
+ * seeded generator, so every run and every machine gets the same videos; copies of the sample
+ * would make every query's hits come in identical groups. How each field is drawn:
+ * docs/performance.md, "The realistic catalogue". Generation streams to a JSON Lines file in the
+ * importer's format; memory holds the model and a fixed-size table of text hashes, whatever the count.
  */
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';

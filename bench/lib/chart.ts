@@ -22,7 +22,7 @@ export function escapeXml(text: string): string {
 }
 
 /** Ratio targets name their two sides as "product / baseline"; the others are absolute figures. */
-export function isRatio(target: Target): boolean {
+function isRatio(target: Target): boolean {
   return target.name.includes(' / ');
 }
 

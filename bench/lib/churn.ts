@@ -76,7 +76,7 @@ export interface Churn {
   mark(): number;
   /** The figures of the requests that ended within these stretches. */
   figures(stretches: readonly Stretch[]): ChurnFigures;
-  /** Stops deleting, restores every video still deleted, and gives the figures of the whole run. */
+  /** Stops deleting, restores every video still deleted, and gives the figures of the whole run; again, the same figures. */
   stop(): Promise<ChurnFigures>;
 }
 

@@ -80,7 +80,7 @@ function jitSeconds(pid: string): number {
   return total;
 }
 
-export function cpuSeconds(): CpuSeconds {
+function cpuSeconds(): CpuSeconds {
   const totals: CpuSeconds = {};
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
@@ -108,28 +108,26 @@ export function cpuSeconds(): CpuSeconds {
 }
 
 /**
- * CPU seconds each part used between two readings. A process that exited in between is lost, so
- * read `after` before stopping the processes being measured.
+ * Runs `work` and answers what it answers with the CPU seconds each part used meanwhile. A process
+ * that exits before `work` ends is lost: stop the processes being measured after it.
  */
-export function cpuSince(before: CpuSeconds, after: CpuSeconds = cpuSeconds()): CpuSeconds {
-  const used: CpuSeconds = {};
-  for (const part of Object.keys(after).sort()) {
-    used[part] = Math.round((after[part]! - (before[part] ?? 0)) * 100) / 100;
-  }
-  return used;
+export async function withCpu<T extends object>(work: () => Promise<T>): Promise<T & { cpu: CpuSeconds }> {
+  const before = cpuSeconds();
+  const result = await work();
+  const after = cpuSeconds();
+  const cpu: CpuSeconds = {};
+  for (const part of Object.keys(after).sort())
+    cpu[part] = Math.round((after[part]! - (before[part] ?? 0)) * 100) / 100;
+  return { ...result, cpu };
 }
 
-/** Adds `used` to `total`, part by part (rounded to 10 ms, as `/proc` counts). */
-export function addCpu(total: CpuSeconds, used: CpuSeconds): CpuSeconds {
-  for (const [part, seconds] of Object.entries(used)) {
-    total[part] = Math.round(((total[part] ?? 0) + seconds) * 100) / 100;
-  }
-  return total;
-}
-
-/** The CPU of several runs added up, part by part (`addCpu`). */
+/** The CPU of several runs added up, part by part (rounded to 10 ms, as `/proc` counts). */
 export function totalCpu(runs: readonly { cpu: CpuSeconds }[]): CpuSeconds {
-  return runs.reduce((total: CpuSeconds, run) => addCpu(total, run.cpu), {});
+  const total: CpuSeconds = {};
+  for (const { cpu } of runs)
+    for (const [part, seconds] of Object.entries(cpu))
+      total[part] = Math.round(((total[part] ?? 0) + seconds) * 100) / 100;
+  return total;
 }
 
 /** A side's measured rounds: each call's latency and the CPU each part used. */

@@ -1,5 +1,5 @@
 /** How the bench writes its figures and targets: the same rounding and names in every table. */
-import type { CpuSeconds } from './cpu';
+import type { CpuSeconds, MeasuredRun } from './cpu';
 import type { Target } from './report';
 import type { RunStats } from './stats';
 import type { Settled } from './warm-up';
@@ -14,12 +14,19 @@ export const megabytes = (bytes: number) => (bytes / MB).toFixed(0);
 /** CPU ms one part used per unit of work. */
 export const cpuMsPer = (cpu: CpuSeconds, units: number, part: string) => ((cpu[part] ?? 0) * 1000) / units;
 
-/** CPU ms per unit of work for each part; Elasticsearch's JIT compiler share in brackets. */
-export const cpuPer = (cpu: CpuSeconds, units: number, parts: string[]) => {
+/**
+ * CPU ms per unit of work for each part; Elasticsearch's JIT compiler share in brackets; `null`: a
+ * part the side has not (–).
+ */
+export const cpuPer = (cpu: CpuSeconds, units: number, parts: (string | null)[]) => {
   const perUnit = (part: string) => cpuMsPer(cpu, units, part).toFixed(2);
   return parts
     .map((part) =>
-      part === 'elasticsearch' ? `${perUnit(part)} (${perUnit('elasticsearch-jit')})` : perUnit(part),
+      part === null
+        ? '–'
+        : part === 'elasticsearch'
+          ? `${perUnit(part)} (${perUnit('elasticsearch-jit')})`
+          : perUnit(part),
     )
     .join(' / ');
 };
@@ -39,16 +46,29 @@ export const row = (name: string, s: RunStats) => [
   s.errors,
 ];
 
-/** Targets on a ratio, named "what, product / baseline". */
-export const atLeast = (name: string, ratio: number, bound: number): Target => ({
+/** Searches through the API, with the CPU per search of the API, Elasticsearch and MySQL. */
+export const apiSearchHeader = loadHeader('CPU ms per search: API / ES (of it JIT compiler) / MySQL');
+export const apiSearchRow = (name: string, run: MeasuredRun) => [
+  ...row(name, run),
+  cpuPer(run.cpu, run.requests, ['api', 'elasticsearch', 'mysql']),
+];
+
+/** Targets: a ratio is named "what, product / baseline"; any other value is an absolute figure. */
+export const atLeast = (name: string, value: number, bound: number): Target => ({
   name,
-  value: ratio,
+  value,
   goal: `≥ ${bound}`,
-  met: ratio >= bound,
+  met: value >= bound,
 });
-export const atMost = (name: string, ratio: number, bound: number): Target => ({
+export const atMost = (name: string, value: number, bound: number): Target => ({
   name,
-  value: ratio,
+  value,
   goal: `≤ ${bound}`,
-  met: ratio <= bound,
+  met: value <= bound,
+});
+export const under = (name: string, value: number, bound: number): Target => ({
+  name,
+  value,
+  goal: `< ${bound}`,
+  met: value < bound,
 });

@@ -1,20 +1,9 @@
 /**
  * The bench kit: the one way a benchmark reaches the system it measures. Every other module under
- * bench/ imports the product only through the shared library (`@app/shared/...`) and this kit;
- * ESLint refuses a relative import of apps/ or test/ anywhere else in bench/ (eslint.config.mjs).
- * So what a bench may touch is listed here, once:
- *
- * - the environment: its own database, index alias, bucket and Redis database, so that a running
- *   demo and the tests keep their data (`BENCH_<NAME>` moves any of them elsewhere);
- * - a context with the services a CLI command uses, from the same Nest modules (`openWorkerContext`:
- *   any service by `get`, the usual ones by name), optionally with some providers replaced (a
- *   counting stub of the queues, a one-connection pool), plus `engine`, an Elasticsearch client of
- *   the kit's own for baselines that are plain engine calls (a raw delete, a plain `multi_match`),
- *   which must not borrow the product's;
- * - the worker's sweeps (`SWEEPS`: each one's queue and job name);
- * - the product's processes: the API and the worker on free ports, and any built entry point;
- *   their peak RSS as `/usr/bin/time -v` reports it;
- * - the repository's paths: the sample, the bench cache, the docs.
+ * bench/ imports the product only through the shared library (`@app/shared/...`) and this kit
+ * (ESLint refuses the rest), so what a bench may touch is listed here, once: its environment, a
+ * worker context with the kit's own engine client, the product's processes, the repository's
+ * paths (docs/performance.md, "How a bench reaches the system").
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -83,9 +72,8 @@ export const PATHS = {
 };
 
 /**
- * Benchmarks run on the local services with their own database, index alias and bucket, so a
- * running demo and the tests keep their data. No rate limit: the load is the point.
- * `BENCH_<NAME>` overrides one, so that two benches on the same services keep apart too.
+ * The bench's own database, index alias, bucket and Redis database, so that a running demo and the
+ * tests keep their data; `BENCH_<NAME>` overrides one. No rate limit: the load is the point.
  */
 const DEFAULTS: Record<string, string> = {
   NODE_ENV: 'production',
@@ -106,8 +94,8 @@ export const BENCH_ENV: Record<string, string> = Object.fromEntries(
   Object.entries(DEFAULTS).map(([name, value]) => [name, process.env[`BENCH_${name}`] ?? value]),
 );
 
-export function applyBenchEnv(overrides: Record<string, string> = {}): AppConfig {
-  for (const [name, value] of Object.entries({ ...BENCH_ENV, ...overrides })) process.env[name] = value;
+export function applyBenchEnv(): AppConfig {
+  for (const [name, value] of Object.entries(BENCH_ENV)) process.env[name] = value;
   return loadConfig();
 }
 
@@ -116,18 +104,16 @@ export interface BenchContext extends ServicesContext {
   engine: Client;
 }
 
-/** A provider of the worker context built otherwise: what the bench measures around, not what it measures. */
-export interface Replacement {
-  provide: InjectionToken;
-  useFactory: () => unknown;
-}
-
 /**
  * The services of a CLI command (`openWorkerContext`) and the kit's engine client, on whatever
  * `config` names; with `replace`, those providers are built by their factories instead (through
- * Nest's testing module, which is what replaces a provider inside the modules).
+ * Nest's testing module, which is what replaces a provider inside the modules): what the bench
+ * measures around, not what it measures.
  */
-export async function openContext(config: AppConfig, replace: Replacement[] = []): Promise<BenchContext> {
+export async function openContext(
+  config: AppConfig,
+  replace: { provide: InjectionToken; useFactory: () => unknown }[] = [],
+): Promise<BenchContext> {
   let app;
   if (replace.length === 0) app = await openWorkerContext(config);
   else {
@@ -174,11 +160,7 @@ export function startApi(env: Record<string, string> = {}, checkout = ROOT): Pro
   return startService('api', { ...BENCH_ENV, ...env }, resolve(checkout, relative(ROOT, ENTRY.api)));
 }
 
-/**
- * What the frameworks' floor (bench/floor-framework.ts) runs on: Nest on Fastify and the
- * Elasticsearch client, as the API; Fastify alone; node:http in and the client out; node:http both
- * ways, the answer still parsed and serialised.
- */
+/** The layers the frameworks' floor (bench/floor-framework.ts) runs on, from all of the API's to none. */
 export type FrameworkLayers = 'nest' | 'fastify' | 'client' | 'json';
 
 /** A search floor: the bare proxy (bench/floor-proxy.ts), or the frameworks' floor on some of its layers. */
@@ -188,34 +170,60 @@ export type SearchFloor = 'bare' | FrameworkLayers;
 export const floorPath = (q: string): string => `/?q=${encodeURIComponent(q)}`;
 
 /**
- * One of the search step's floors on a free port, forwarding the plain query to `elasticsearch`'s
- * `index`: the bare proxy, what an HTTP hop in front of the engine costs at the least, or the same
- * hop through the API's frameworks, or some of them.
+ * A helper process of the bench's own (a floor, the collector) started with its port as its first
+ * argument, once `GET <readyPath>` answers 200; killed if it never does.
  */
-export async function startSearchFloor(
-  floor: SearchFloor,
-  elasticsearch: string,
-  index: string,
+async function startHelper(
+  entry: string,
+  readyPath: string,
+  args: string[] = [],
 ): Promise<{ url: string; process: RunningProcess }> {
   const port = await freePort();
-  const args = [elasticsearch, index, String(port)];
-  const running =
-    floor === 'bare'
-      ? startProcess(PATHS.floorProxy, {}, args)
-      : startProcess(PATHS.floorFramework, {}, [...args, floor]);
+  const running = startProcess(entry, BENCH_ENV, [String(port), ...args]);
   const url = `http://127.0.0.1:${port}`;
-  await waitForStatus(`${url}${floorPath('ready')}`, 200, 30_000);
+  try {
+    await waitForStatus(`${url}${readyPath}`, 200, 30_000);
+  } catch (error) {
+    await running.stop('SIGKILL');
+    throw error;
+  }
   return { url, process: running };
 }
 
-/** The delete step's floor (bench/floor-delete.ts) on a free port, on the bench's stores. */
-export async function startFloorDelete(): Promise<{ url: string; process: RunningProcess }> {
-  const port = await freePort();
-  const running = startProcess(PATHS.floorDelete, BENCH_ENV, [String(port)]);
-  const url = `http://127.0.0.1:${port}`;
-  await waitForStatus(`${url}/ready`, 200, 30_000);
-  return { url, process: running };
+/** The last line a process printed, parsed: the figures a helper or a script prints as it ends. */
+export function lastJsonLine<T>(output: string): T {
+  return JSON.parse(output.trim().split('\n').pop()!) as T;
 }
+
+/**
+ * The search floors on free ports, forwarding the plain query to `elasticsearch`'s `index`; `stop`
+ * stops every one (also those started before a failure).
+ */
+export async function startSearchFloors<F extends SearchFloor>(
+  floors: readonly F[],
+  elasticsearch: string,
+  index: string,
+): Promise<{ url: Record<F, string>; stop(): Promise<void> }> {
+  const started: RunningProcess[] = [];
+  const url = {} as Record<F, string>;
+  const stop = async () => void (await Promise.all(started.map((floor) => floor.stop())));
+  try {
+    for (const floor of floors) {
+      const [entry, ...layers] =
+        floor === 'bare' ? ([PATHS.floorProxy] as const) : ([PATHS.floorFramework, floor] as const);
+      const helper = await startHelper(entry, floorPath('ready'), [elasticsearch, index, ...layers]);
+      started.push(helper.process);
+      url[floor] = helper.url;
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, stop };
+}
+
+/** The delete step's floor (bench/floor-delete.ts) on a free port, on the bench's stores. */
+export const startFloorDelete = () => startHelper(PATHS.floorDelete, '/ready');
 
 /**
  * The tracing step's collector (bench/otlp-sink.ts) on a free port: `url` for
@@ -225,15 +233,12 @@ export async function startOtlpSink(): Promise<{
   url: string;
   stop(): Promise<{ requests: number; bytes: number }>;
 }> {
-  const port = await freePort();
-  const running = startProcess(PATHS.otlpSink, {}, [String(port)]);
-  const url = `http://127.0.0.1:${port}`;
-  await waitForStatus(`${url}/v1/traces`, 200, 30_000);
+  const sink = await startHelper(PATHS.otlpSink, '/v1/traces');
   return {
-    url,
+    url: sink.url,
     async stop() {
-      await running.stop();
-      return JSON.parse(running.output().trim().split('\n').pop()!) as { requests: number; bytes: number };
+      await sink.process.stop();
+      return lastJsonLine(sink.process.output());
     },
   };
 }
@@ -246,15 +251,13 @@ export async function startWorker(env: Record<string, string> = {}): Promise<Run
 const GNU_TIME = '/usr/bin/time';
 
 /**
- * Runs a built entry point to its end with the bench environment under `/usr/bin/time -v`, and
- * returns its output and peak RSS: the report's "Maximum resident set size", which the kernel keeps
- * for the process (its high-water mark) and hands to GNU time when the process exits.
+ * Runs a built entry point to its end with the bench environment under `/usr/bin/time -v`: its
+ * output and peak RSS ("Maximum resident set size"). An exit with an error fails the call.
  */
 export async function runWithPeakRss(
   entry: string,
   args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; output: string; peakRssBytes: number }> {
+): Promise<{ output: string; peakRssBytes: number }> {
   if (!existsSync(GNU_TIME)) {
     throw new Error(
       `the bench reads peak RSS from GNU time (${GNU_TIME}): install it (Debian: apt-get install time)`,
@@ -263,21 +266,21 @@ export async function runWithPeakRss(
   const dir = mkdtempSync(join(tmpdir(), 'bench-time-'));
   const report = join(dir, 'time.txt');
   try {
-    const run = await runProcess(entry, args, { ...BENCH_ENV, ...env }, [GNU_TIME, '-v', '-o', report]);
+    const run = await runProcess(entry, args, BENCH_ENV, [GNU_TIME, '-v', '-o', report]);
+    if (run.code !== 0)
+      throw new Error(`${entry} ${args.join(' ')} exited ${String(run.code)}:\n${run.output.slice(-2000)}`);
     const text = readFileSync(report, 'utf8');
     const kilobytes = /Maximum resident set size \(kbytes\): (\d+)/.exec(text);
     if (!kilobytes) throw new Error(`no peak RSS in ${GNU_TIME}'s report:\n${text}`);
-    return { ...run, peakRssBytes: Number(kilobytes[1]) * 1024 };
+    return { output: run.output, peakRssBytes: Number(kilobytes[1]) * 1024 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /**
- * A running process's peak RSS so far: the same high-water mark (`VmHWM` in `/proc/<pid>/status`)
- * that GNU time reads when a process exits, so read after the work it measures and before the
- * process is stopped, it is the figure `/usr/bin/time -v` would give without the shutdown. For
- * processes the bench stops itself (the worker): GNU time does not pass a SIGTERM on to them.
+ * A running process's peak RSS so far (`VmHWM`, the high-water mark GNU time reads at exit), for
+ * processes the bench stops itself: GNU time does not pass a SIGTERM on to them.
  */
 export async function peakRssSoFar(pid: number): Promise<number> {
   const match = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));

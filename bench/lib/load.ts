@@ -1,7 +1,9 @@
 import autocannon from 'autocannon';
-import { cpuSeconds, cpuSince, mergeMeasured, totalCpu, type CpuSeconds, type MeasuredRun } from './cpu';
-import { alternate } from './order';
-import { mergeRuns, type RunStats, type TimedRun } from './stats';
+import { mergeMeasured, totalCpu, withCpu, type CpuSeconds, type MeasuredRun } from './cpu';
+import { benchToken, floorPath } from './kit';
+import { alternate, mapSides } from './order';
+import { PAGE } from './plain-query';
+import type { TimedRun } from './stats';
 import { warmUntilSettled, type Settled, type WarmUpLimits } from './warm-up';
 
 export interface HttpLoad {
@@ -13,6 +15,30 @@ export interface HttpLoad {
   concurrency: number;
   durationSeconds?: number;
   amount?: number;
+}
+
+/** A side's load in a comparison: its rounds set how long it runs. */
+export type SideLoad = Omit<HttpLoad, 'durationSeconds' | 'amount'>;
+
+/** GETs through the API at `url` as an admin, the i-th request on `path(i)`. */
+export function throughApi(url: string, path: (i: number) => string, concurrency: number): SideLoad {
+  return {
+    url,
+    headers: { authorization: `Bearer ${benchToken()}` },
+    request: (i) => ({ path: path(i) }),
+    concurrency,
+  };
+}
+
+/** The API's searches for `queries`, one after the other and round again, a page each. */
+export function apiSearches(url: string, queries: readonly string[], concurrency: number): SideLoad {
+  const q = (i: number) => encodeURIComponent(queries[i % queries.length]!);
+  return throughApi(url, (i) => `/api/videos/search?q=${q(i)}&limit=${PAGE}`, concurrency);
+}
+
+/** The same searches through a search floor (kit's `startSearchFloors`) at `url`. */
+export function floorSearches(url: string, queries: readonly string[], concurrency: number): SideLoad {
+  return { url, request: (i) => ({ path: floorPath(queries[i % queries.length]!) }), concurrency };
 }
 
 function options(load: HttpLoad): autocannon.Options {
@@ -35,22 +61,27 @@ function options(load: HttpLoad): autocannon.Options {
 }
 
 /**
- * One autocannon run, keeping the latency of every 2xx answer: autocannon's own percentiles are
- * whole milliseconds, which at a median near 50 ms moves a latency ratio by 0.02. Its time is
- * measured here too, from the start to the last answer: autocannon ends a run, and stops its
- * clock, only on its next one-second sample, so a run of a fixed amount that takes 1.4 s would
- * report 2 s (and 1,000 req/s for 1,430).
+ * An HTTP load with autocannon, answering with every 2xx answer's latency (every other answer is an
+ * error), so that rounds can be merged (`mergeRuns`): autocannon's own percentiles are whole
+ * milliseconds, which at a median near 50 ms moves a latency ratio by 0.02, and its summary would
+ * cost the load generator CPU inside the round. The time runs from the start to the last answer:
+ * autocannon stops its clock only on its next one-second sample.
  */
-function measured(
-  opts: autocannon.Options,
-): Promise<{ result: autocannon.Result; latencies: number[]; seconds: number }> {
+export function timedHttpLoad(load: HttpLoad): Promise<TimedRun> {
   const latencies: number[] = [];
   const started = performance.now();
   let lastAnswer = started;
   return new Promise((resolve, reject) => {
-    // autocannon calls back with an Error or nothing.
-    const instance = autocannon(opts, (error: Error | null, result) =>
-      error ? reject(error) : resolve({ result, latencies, seconds: (lastAnswer - started) / 1000 }),
+    const instance = autocannon(
+      { ...options(load), skipAggregateResult: true },
+      (error: Error | null, result) =>
+        error
+          ? reject(error)
+          : resolve({
+              latencies,
+              seconds: (lastAnswer - started) / 1000,
+              errors: result.non2xx + result.errors + result.timeouts,
+            }),
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       lastAnswer = performance.now();
@@ -59,31 +90,8 @@ function measured(
   });
 }
 
-/** An HTTP load with autocannon; every non-2xx answer counts as an error. */
-export async function httpLoad(load: HttpLoad): Promise<RunStats> {
-  return mergeRuns([await timedHttpLoad(load)]);
-}
-
-/**
- * `httpLoad`, answering with every 2xx answer's latency, so that rounds can be merged (`mergeRuns`).
- * autocannon's own summary (its histograms) is skipped: nothing reads it, and it would cost the
- * load generator CPU inside the round's reading.
- */
-export async function timedHttpLoad(load: HttpLoad): Promise<TimedRun> {
-  const { result, latencies, seconds } = await measured({ ...options(load), skipAggregateResult: true });
-  return { latencies, seconds, errors: result.non2xx + result.errors + result.timeouts };
-}
-
 /** Work started with each of a side's rounds and stopped when the round ends (a scraper, say). */
 export type Alongside = () => { stop(): Promise<void> };
-
-/** Several pieces of work beside the same rounds (absent ones skipped), stopped together. */
-export function together(...work: (Alongside | undefined)[]): Alongside {
-  return () => {
-    const running = work.flatMap((start) => (start ? [start()] : []));
-    return { stop: async () => void (await Promise.all(running.map((one) => one.stop()))) };
-  };
-}
 
 /** Runs `work` with `alongside` (if any) started before it and stopped after it, however it ends. */
 export async function runBeside<T>(alongside: Alongside | undefined, work: () => Promise<T>): Promise<T> {
@@ -100,41 +108,32 @@ export async function runBeside<T>(alongside: Alongside | undefined, work: () =>
  * with its latencies and the CPU each part used.
  */
 function loadRounds<K extends string>(
-  loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
-  { seconds, alongside = {} }: { seconds: number; alongside?: Partial<Record<K, Alongside>> },
+  loads: Record<K, SideLoad>,
+  { seconds, alongside }: { seconds: number; alongside?: (side: K) => Alongside | undefined },
 ): Record<K, () => Promise<TimedRun & { cpu: CpuSeconds }>> {
-  const oneRound = (name: K) => () =>
-    runBeside(alongside[name], async () => {
-      const before = cpuSeconds();
-      const run = await timedHttpLoad({ ...loads[name], durationSeconds: seconds });
-      return { ...run, cpu: cpuSince(before) };
-    });
-  return Object.fromEntries((Object.keys(loads) as K[]).map((name) => [name, oneRound(name)])) as Record<
-    K,
-    ReturnType<typeof oneRound>
-  >;
+  return mapSides(
+    loads,
+    (load, name) => () =>
+      runBeside(alongside?.(name), () => withCpu(() => timedHttpLoad({ ...load, durationSeconds: seconds }))),
+  );
 }
 
 /**
  * Several loads measured in alternation (a, b, b, a, a, b…: `roundOrder`), each round `seconds`
  * long, so none of them always gets the warmer or the quieter minute of a shared machine. Each
- * load's rounds are merged:
- * latency percentiles over every request, throughput over the summed time, and the CPU seconds
- * each part of the system used during that load's rounds. A side may run `alongside` work
- * through each of its rounds.
+ * load's rounds are merged: latency percentiles over every request, throughput over the summed
+ * time, and the CPU seconds each part used in them. A side may run `alongside` work through each
+ * of its rounds.
  */
 export async function alternatingLoads<K extends string>(
-  loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
+  loads: Record<K, SideLoad>,
   {
     rounds,
     seconds,
     alongside,
-  }: { rounds: number; seconds: number; alongside?: Partial<Record<K, Alongside>> },
+  }: { rounds: number; seconds: number; alongside?: (side: K) => Alongside | undefined },
 ): Promise<Record<K, MeasuredRun>> {
-  const runs = await alternate(loadRounds(loads, { seconds, alongside }), rounds);
-  return Object.fromEntries(
-    (Object.keys(loads) as K[]).map((name) => [name, mergeMeasured(runs[name])]),
-  ) as Record<K, MeasuredRun>;
+  return mapSides(await alternate(loadRounds(loads, { seconds, alongside }), rounds), mergeMeasured);
 }
 
 /** The search step's warm-up, as its tables print it. */
@@ -156,16 +155,17 @@ export function warmAlternating<K extends string>(
 }
 
 /**
- * Runs the loads, unmeasured, in alternating rounds of `roundSeconds` each (`warmAlternating`)
- * until Elasticsearch's JVM has stopped compiling, after at least `minSeconds` (which also lets V8
+ * Runs the loads, unmeasured, in alternating rounds (`warmAlternating`) of 10 s at most, until
+ * Elasticsearch's JVM has stopped compiling, after at least `minSeconds` (which also lets V8
  * optimise the API) and at most `maxSeconds`. A freshly started node spends minutes of search load
  * compiling; measured in that time, every round is slower than the next, and more so for the side
  * that runs first.
  */
 export async function warmUp<K extends string>(
-  loads: Record<K, Omit<HttpLoad, 'durationSeconds' | 'amount'>>,
-  { roundSeconds, ...limits }: WarmUpLimits & { roundSeconds: number },
+  loads: Record<K, SideLoad>,
+  limits: WarmUpLimits,
 ): Promise<WarmUp> {
+  const roundSeconds = Math.min(10, limits.minSeconds / 2);
   const { seconds, jitShare } = await warmAlternating(loadRounds(loads, { seconds: roundSeconds }), limits);
   return { seconds, jitShare };
 }

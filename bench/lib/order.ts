@@ -16,10 +16,19 @@ export async function alternate<K extends string, T>(
   sides: Record<K, () => Promise<T>>,
   rounds: number,
 ): Promise<Record<K, T[]>> {
-  const names = Object.keys(sides) as K[];
-  const results = Object.fromEntries(names.map((name) => [name, [] as T[]])) as Record<K, T[]>;
+  const results = mapSides(sides, (): T[] => []);
   for (let round = 0; round < rounds; round++) {
-    for (const name of roundOrder(names, round)) results[name].push(await sides[name]());
+    for (const name of roundOrder(Object.keys(sides) as K[], round)) results[name].push(await sides[name]());
   }
   return results;
+}
+
+/** Each side's `value` made another by `to`, by the same names. */
+export function mapSides<K extends string, A, B>(
+  sides: Record<K, A>,
+  to: (value: A, name: K) => B,
+): Record<K, B> {
+  return Object.fromEntries(
+    (Object.keys(sides) as K[]).map((name) => [name, to(sides[name], name)]),
+  ) as Record<K, B>;
 }

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /** Latency percentiles and throughput of one measured run. */
 export interface RunStats {
   requests: number;
@@ -52,6 +54,34 @@ export async function closedLoop(
 ): Promise<RunStats> {
   const run = await timedLoop(task, options);
   return summarize(run.latencies, run.seconds, run.errors);
+}
+
+/**
+ * Calls `task` over and over from `concurrency` loops, `pauseMs` apart, until `done` settles: the
+ * calls' latencies. For a load beside work whose length is not known before it ends.
+ */
+export async function callsUntil(
+  done: Promise<unknown>,
+  task: () => Promise<unknown>,
+  { concurrency = 1, pauseMs = 0 }: { concurrency?: number; pauseMs?: number } = {},
+): Promise<number[]> {
+  let running = true;
+  done.then(
+    () => (running = false),
+    () => (running = false),
+  );
+  const latencies: number[] = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (running) {
+        const started = performance.now();
+        await task();
+        latencies.push(performance.now() - started);
+        if (pauseMs > 0) await sleep(pauseMs);
+      }
+    }),
+  );
+  return latencies;
 }
 
 /** `closedLoop`, answering with every successful call's latency instead of their percentiles. */

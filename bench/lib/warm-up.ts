@@ -18,7 +18,8 @@ export interface WarmUpLimits {
   minRounds?: number;
   minSeconds: number;
   maxSeconds: number;
-  settledJitShare: number;
+  /** 1 % unless given. */
+  settledJitShare?: number;
 }
 
 /**
@@ -32,7 +33,7 @@ export interface WarmUpLimits {
  */
 export async function warmUntilSettled(
   round: () => Promise<CpuSeconds>,
-  { minRounds = 1, minSeconds, maxSeconds, settledJitShare }: WarmUpLimits,
+  { minRounds = 1, minSeconds, maxSeconds, settledJitShare = 0.01 }: WarmUpLimits,
   now: () => number = () => performance.now(),
 ): Promise<Settled> {
   const started = now();

@@ -1,4 +1,4 @@
-import { parseSizes } from './sizes';
+import { parseSizes } from './step';
 
 describe('parseSizes', () => {
   it('reads counts, smallest first, each once', () => {
