@@ -5,8 +5,10 @@
  * one typo, and distinctive description words (bench/lib/queries.ts, shared with the search bench's
  * query mix); and the language kinds (bench/lib/language-queries.ts): a word in another
  * inflection, a speaker's surname with a title word, a title start cut mid-word, a title without
- * its accents. Reports each kind, writes docs/relevance-results.md, and fails when the API is not
- * ahead of both baselines on every kind or misses a target (docs/relevance.md).
+ * its accents; and a kind per language of the catalogue, with English apart
+ * (bench/lib/catalogue-language-queries.ts). Reports each kind and each target, writes
+ * docs/relevance-results.md, and fails when the API misses a target of GATING_TARGETS
+ * (docs/relevance.md).
  */
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
@@ -15,6 +17,13 @@ import { signDevToken } from '@app/shared/auth/dev-token';
 import { loadConfig } from '@app/shared/config/load-config';
 import type { VideoEntity } from '@app/shared/video/video.entity';
 import { VideoState } from '@app/shared/video/video-state';
+import {
+  CATALOGUE_LANGUAGE_KINDS,
+  catalogueLanguageQueries,
+  ENGLISH_DERIVATION,
+  englishDerivationQueries,
+  type CatalogueLanguageKind,
+} from './lib/catalogue-language-queries';
 import { completeSort, openContext, PATHS } from './lib/kit';
 import { LANGUAGE_KINDS, languageQueries, type LanguageKind } from './lib/language-queries';
 import { KINDS, knownItemQueries, type Kind } from './lib/queries';
@@ -28,15 +37,63 @@ const PER_KIND = Number(process.env.RELEVANCE_PER_KIND ?? 200);
 const KNOWN_ITEM_KINDS: Kind[] = [...KINDS];
 const KNOWN_ITEMS = 'known items';
 const LANGUAGE = 'language kinds';
-type Group = Kind | LanguageKind | typeof SYNONYM_KIND | typeof KNOWN_ITEMS | typeof LANGUAGE;
+const LANGUAGES = 'languages of the catalogue';
+/** The known-item queries whose video's stored language is English. */
+const ENGLISH_KNOWN_ITEMS = 'English known items';
+type QueryKind =
+  Kind | LanguageKind | typeof SYNONYM_KIND | CatalogueLanguageKind | typeof ENGLISH_DERIVATION;
+type Group = QueryKind | typeof KNOWN_ITEMS | typeof LANGUAGE | typeof LANGUAGES | typeof ENGLISH_KNOWN_ITEMS;
 
-/** MRR@10 the API must reach (issue 20): each kind, the language kinds together, the known items as before them. */
-const TARGETS = { eachKind: 0.85, language: 0.9, knownItems: 0.973 };
+/** The groups whose figures add up their kinds' queries, and the kinds each adds up. */
+const AGGREGATES: [Group, readonly QueryKind[]][] = [
+  [KNOWN_ITEMS, KINDS],
+  [LANGUAGE, LANGUAGE_KINDS],
+  [LANGUAGES, CATALOGUE_LANGUAGE_KINDS],
+];
+
+/**
+ * MRR@10 the API must reach: each kind, the language kinds together, the known items as before
+ * them; each language of the catalogue, those languages together, English's known items and
+ * derivations.
+ */
+const TARGETS = {
+  eachKind: 0.85,
+  language: 0.9,
+  knownItems: 0.973,
+  eachLanguage: 0.9,
+  languages: 0.93,
+  englishKnownItems: 0.973,
+  englishDerivation: 0.85,
+};
+
+type Target =
+  | 'each kind'
+  | 'synonyms'
+  | 'language kinds'
+  | 'known items'
+  | 'each language'
+  | 'languages together'
+  | 'English known items'
+  | 'English derivation';
+
+/**
+ * The targets whose miss fails the run (exit 1); the others are reported, met or missed, and do
+ * not fail it. Search does not yet analyse words by their video's language (docs/contract.md §7):
+ * the per-language targets judge that analysis while it is being built.
+ */
+const GATING_TARGETS: ReadonlySet<Target> = new Set([
+  'each kind',
+  'synonyms',
+  'language kinds',
+  'known items',
+]);
 
 interface Query {
-  kind: Kind | LanguageKind | typeof SYNONYM_KIND;
+  kind: QueryKind;
   q: string;
   target: string;
+  /** A group the query also counts in besides its kind's (ENGLISH_KNOWN_ITEMS). */
+  alsoIn?: Group;
 }
 
 interface Score {
@@ -61,8 +118,8 @@ async function evaluate(ranker: Ranker, queries: Query[]): Promise<Map<Group, Sc
   for (const query of queries) {
     const rank = (await ranker(query.q)).slice(0, 10).indexOf(query.target) + 1;
     add(query.kind, rank);
-    if ((LANGUAGE_KINDS as string[]).includes(query.kind)) add(LANGUAGE, rank);
-    if ((KINDS as readonly string[]).includes(query.kind)) add(KNOWN_ITEMS, rank);
+    for (const [group, kinds] of AGGREGATES) if (kinds.includes(query.kind)) add(group, rank);
+    if (query.alsoIn) add(query.alsoIn, rank);
   }
   return scores;
 }
@@ -98,7 +155,15 @@ async function main(): Promise<void> {
       videos.push(...rows.filter((r) => r.state === VideoState.Active));
     if (videos.length < 1_000)
       throw new Error(`Only ${videos.length} active videos: import the sample first (npm run cli -- import)`);
-    const queries: Query[] = [...knownItemQueries(videos, PER_KIND), ...languageQueries(videos, PER_KIND)];
+    const english = new Set(videos.filter((video) => video.language === 'eng').map((video) => video.id));
+    const queries: Query[] = [
+      ...knownItemQueries(videos, PER_KIND).map((item) =>
+        english.has(item.target) ? { ...item, alsoIn: ENGLISH_KNOWN_ITEMS } : item,
+      ),
+      ...languageQueries(videos, PER_KIND),
+      ...catalogueLanguageQueries(videos, PER_KIND),
+      ...englishDerivationQueries(videos, PER_KIND),
+    ];
 
     // Baseline 1: what a small team would build on MySQL alone, on a copy so the schema stays untouched.
     await context.dataSource.query('DROP TABLE IF EXISTS relevance_fulltext');
@@ -171,7 +236,17 @@ async function main(): Promise<void> {
     }
     await context.dataSource.query('DROP TABLE relevance_fulltext');
 
-    const groups: Group[] = [KNOWN_ITEMS, ...KNOWN_ITEM_KINDS, LANGUAGE, ...LANGUAGE_KINDS, SYNONYM_KIND];
+    const groups: Group[] = [
+      KNOWN_ITEMS,
+      ...KNOWN_ITEM_KINDS,
+      LANGUAGE,
+      ...LANGUAGE_KINDS,
+      SYNONYM_KIND,
+      LANGUAGES,
+      ...CATALOGUE_LANGUAGE_KINDS,
+      ENGLISH_KNOWN_ITEMS,
+      ENGLISH_DERIVATION,
+    ];
     const score = (name: string, group: Group) =>
       results.get(name)?.get(group) ?? { at1: 0, at10: 0, mrr: 0, n: 0 };
     /** The systems compared on a group: the synonym kind also without its rules. */
@@ -190,7 +265,7 @@ async function main(): Promise<void> {
       ...groups.flatMap((group) =>
         comparedOn(group).map((name) => {
           const s = score(name, group);
-          const label = group === KNOWN_ITEMS || group === LANGUAGE ? `**${group}**` : group;
+          const label = AGGREGATES.some(([aggregate]) => aggregate === group) ? `**${group}**` : group;
           return `| ${label} (${s.n}) | ${name} | ${pct(s.at1, s.n)} | ${pct(s.at10, s.n)} | ${mrr(name, group).toFixed(3)} |`;
         }),
       ),
@@ -199,30 +274,65 @@ async function main(): Promise<void> {
     // Ahead: a higher MRR@10 than each baseline, or both perfect (nothing left to be ahead on).
     const ahead = (group: Group) =>
       systems.slice(1).every(([name]) => mrr(API, group) > mrr(name, group) || mrr(API, group) === 1);
-    const checks: [string, boolean][] = [
-      ...[...KNOWN_ITEM_KINDS, ...LANGUAGE_KINDS].map((kind): [string, boolean] => [
-        `${kind}: ahead of both baselines, MRR@10 ≥ ${TARGETS.eachKind}`,
-        ahead(kind) && mrr(API, kind) >= TARGETS.eachKind,
-      ]),
-      [
-        `${SYNONYM_KIND}: with its rules, ahead of both baselines and of the API without them, MRR@10 ≥ ${TARGETS.eachKind}`,
-        ahead(SYNONYM_KIND) &&
-          mrr(API, SYNONYM_KIND) > mrr(withoutRules, SYNONYM_KIND) &&
-          mrr(API, SYNONYM_KIND) >= TARGETS.eachKind,
-      ],
-      [`${LANGUAGE}: MRR@10 ≥ ${TARGETS.language}`, mrr(API, LANGUAGE) >= TARGETS.language],
-      [`${KNOWN_ITEMS}: MRR@10 ≥ ${TARGETS.knownItems}`, mrr(API, KNOWN_ITEMS) >= TARGETS.knownItems],
+    const beats = (group: Group, target: number) => ahead(group) && mrr(API, group) >= target;
+    const checks: { target: Target; check: string; met: boolean }[] = [
+      ...[...KNOWN_ITEM_KINDS, ...LANGUAGE_KINDS].map((kind) => ({
+        target: 'each kind' as const,
+        check: `${kind}: ahead of both baselines, MRR@10 ≥ ${TARGETS.eachKind}`,
+        met: beats(kind, TARGETS.eachKind),
+      })),
+      {
+        target: 'synonyms',
+        check: `${SYNONYM_KIND}: with its rules, ahead of both baselines and of the API without them, MRR@10 ≥ ${TARGETS.eachKind}`,
+        met:
+          beats(SYNONYM_KIND, TARGETS.eachKind) && mrr(API, SYNONYM_KIND) > mrr(withoutRules, SYNONYM_KIND),
+      },
+      {
+        target: 'language kinds',
+        check: `${LANGUAGE}: MRR@10 ≥ ${TARGETS.language}`,
+        met: mrr(API, LANGUAGE) >= TARGETS.language,
+      },
+      {
+        target: 'known items',
+        check: `${KNOWN_ITEMS}: MRR@10 ≥ ${TARGETS.knownItems}`,
+        met: mrr(API, KNOWN_ITEMS) >= TARGETS.knownItems,
+      },
+      ...CATALOGUE_LANGUAGE_KINDS.map((kind) => ({
+        target: 'each language' as const,
+        check: `${kind}: ahead of both baselines, MRR@10 ≥ ${TARGETS.eachLanguage}`,
+        met: beats(kind, TARGETS.eachLanguage),
+      })),
+      {
+        target: 'languages together',
+        check: `${LANGUAGES}: ahead of both baselines, MRR@10 ≥ ${TARGETS.languages}`,
+        met: beats(LANGUAGES, TARGETS.languages),
+      },
+      {
+        target: 'English known items',
+        check: `${ENGLISH_KNOWN_ITEMS}: ahead of both baselines, MRR@10 ≥ ${TARGETS.englishKnownItems}`,
+        met: beats(ENGLISH_KNOWN_ITEMS, TARGETS.englishKnownItems),
+      },
+      {
+        target: 'English derivation',
+        check: `${ENGLISH_DERIVATION}: ahead of both baselines, MRR@10 ≥ ${TARGETS.englishDerivation}`,
+        met: beats(ENGLISH_DERIVATION, TARGETS.englishDerivation),
+      },
     ];
-    const verdicts = checks.map(([check, met]) => `- ${met ? 'met' : '**missed**'}: ${check}`).join('\n');
+    const verdicts = checks
+      .map(({ target, check, met }) => {
+        const verdict = met ? 'met' : '**missed**';
+        return `- ${verdict}${GATING_TARGETS.has(target) ? '' : ' (not gating)'}: ${check}`;
+      })
+      .join('\n');
     console.log(`${table}\n\n${verdicts}`);
     writeFileSync(
       resolve(PATHS.docs, 'relevance-results.md'),
       `# Relevance results\n\nGenerated by \`npm run relevance\` on ${new Date().toISOString().slice(0, 10)} over ${videos.length} active videos, ` +
-        `${queries.length + synonym.queries.length} queries (${PER_KIND} per kind, fixed seeds), on ${await machine(config.ELASTICSEARCH_URL)}. ` +
-        'See [relevance.md](relevance.md) for the method and the tuning.\n\n' +
+        `${queries.length + synonym.queries.length} queries (${PER_KIND} per kind, or as many as the sample allows; fixed seeds), on ${await machine(config.ELASTICSEARCH_URL)}. ` +
+        'See [relevance.md](relevance.md) for the method and the tuning; a target marked "not gating" does not fail the run.\n\n' +
         `${table}\n\n${verdicts}\n`,
     );
-    if (!checks.every(([, met]) => met)) process.exitCode = 1;
+    if (checks.some(({ target, met }) => GATING_TARGETS.has(target) && !met)) process.exitCode = 1;
   } finally {
     await context.close();
   }
