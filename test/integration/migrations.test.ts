@@ -6,8 +6,9 @@ import { dataSourceOptions, ensureDatabase, migrate, MIGRATIONS } from '@app/sha
 import { OutboxRetention1795651200000 } from '@app/shared/database/migrations/1795651200000-outbox-retention';
 import { receiverKey } from '@app/shared/net/receiver-url';
 
-const DATABASE = 'videos_migration_test';
 const url = new URL(process.env.DATABASE_URL!);
+/** A database of its own beside the test database (each checkout's and each worker's apart). */
+const DATABASE = `${url.pathname.slice(1)}_migration`;
 url.pathname = `/${DATABASE}`;
 const DATABASE_URL = url.toString();
 
@@ -214,8 +215,8 @@ describe('migrations', () => {
 });
 
 describe('migration OutboxRetention1795651200000 on an outbox recorded before it', () => {
-  const name = 'videos_migration_backfill_test';
   const backfillUrl = new URL(process.env.DATABASE_URL!);
+  const name = `${backfillUrl.pathname.slice(1)}_migration_backfill`;
   backfillUrl.pathname = `/${name}`;
   let dataSource: DataSource;
 
