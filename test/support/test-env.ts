@@ -28,7 +28,10 @@ type StoreSetting = 'DATABASE_URL' | 'REDIS_URL' | 'ELASTICSEARCH_INDEX' | 'S3_B
  * database n - 1 places on. Files that run side by side then never meet in a store, and a run of
  * one file (or of files one at a time) uses the plain names.
  */
-export function workerStores(base: Record<StoreSetting, string>, worker: number): Record<StoreSetting, string> {
+export function workerStores(
+  base: Record<StoreSetting, string>,
+  worker: number,
+): Record<StoreSetting, string> {
   if (worker <= 1) return { ...base };
   const database = new URL(base.DATABASE_URL);
   database.pathname = `${database.pathname}_w${worker}`;
