@@ -16,8 +16,10 @@ async function readiness(url: string): Promise<{ code: number; body: Readiness }
  */
 describe('readiness reports the dependencies and stays in service', () => {
   const urls: string[] = [];
-  // Each on free ports (the API's metrics too), each waited for until ready.
-  const boot = bootSystem({ reset: false, redis: 'own' });
+  // Each on free ports (the API's metrics too), each waited for until ready. Once Redis came back
+  // empty, the worker's queue consumers take until SHUTDOWN_TIMEOUT_MS to close: a second bounds
+  // the stop at the end, which this file does not check.
+  const boot = bootSystem({ reset: false, redis: 'own', system: { env: { SHUTDOWN_TIMEOUT_MS: '1000' } } });
 
   beforeAll(() => {
     urls.push(`${boot.system.api}/health/ready`, `${boot.system.workerHealth}/health/ready`);
