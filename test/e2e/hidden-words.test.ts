@@ -189,7 +189,7 @@ describe('nothing reveals a hidden video (contract §7)', () => {
     );
     await boot.context.indexAdmin.refresh();
     secrets = [...hiddenWords, ...HIDDEN.flatMap((video) => [video.id!, video.authorId])];
-  }, 120_000);
+  }, 180_000);
 
   const search = (query: string) =>
     call<Page>('GET', `${boot.system.api}/api/videos/search?${query}`, stranger);

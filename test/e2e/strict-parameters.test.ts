@@ -204,7 +204,7 @@ describe('strict parameters on every route (fast-check)', () => {
     const emptied = await send('DELETE', '/api/videos/trash', token(READER));
     expect(emptied.status).toBe(202);
     ids.operation = ((await emptied.json()) as { operationId: string }).operationId;
-  }, 60_000);
+  }, 90_000);
 
   /** What any change would move: table checksums, bucket keys, index writes, queued jobs, the change feed. */
   async function fingerprint(): Promise<unknown> {
