@@ -1,8 +1,7 @@
+import { bootSystem } from '../support/boot';
 import { sleep, type RunningProcess } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { seedVideos, waitUntilGone } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 import { record } from './results';
 
 const VIDEOS = Number(process.env.CHAOS_VIDEOS ?? 1_000);
@@ -10,37 +9,25 @@ const KILL_EVERY_MS = 3_000;
 const STORM_MS = 30_000;
 
 describe('chaos: soft deletes with retentionDays=0 while workers are killed and Redis is flushed', () => {
-  let context: TestContext;
-  let redis: OwnRedis;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    redis = await startOwnRedis();
-    system = await startSystem({ REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '1000' }, { worker: false });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await redis?.stop();
-    await context?.close();
-  }, 60_000);
+  const boot = bootSystem({
+    redis: 'own',
+    system: { env: { PURGE_SWEEP_INTERVAL_MS: '1000' }, worker: false },
+  });
 
   it(`purges every one of ${VIDEOS} videos exactly once`, async () => {
-    const ids = await seedVideos(context, VIDEOS, { objectsPerVideo: 1 });
+    const ids = await seedVideos(boot.context, VIDEOS, { objectsPerVideo: 1 });
     const admin = token('chaos', ['admin']);
     for (let i = 0; i < ids.length; i += 50) {
       await Promise.all(
         ids.slice(i, i + 50).map(async (id) => {
-          expect((await call('DELETE', `${system.api}/api/videos/${id}?retentionDays=0`, admin)).status).toBe(
-            200,
-          );
+          expect(
+            (await call('DELETE', `${boot.system.api}/api/videos/${id}?retentionDays=0`, admin)).status,
+          ).toBe(200);
         }),
       );
     }
 
-    let worker: RunningProcess = await system.startWorker();
+    let worker: RunningProcess = await boot.system.startWorker();
     let kills = 0;
     let flushed = false;
     const stormEnds = Date.now() + STORM_MS;
@@ -49,19 +36,19 @@ describe('chaos: soft deletes with retentionDays=0 while workers are killed and 
       await worker.stop('SIGKILL');
       kills += 1;
       if (!flushed) {
-        await redis.flushAll();
+        await boot.redis.flushAll();
         flushed = true;
       }
-      worker = await system.startWorker();
+      worker = await boot.system.startWorker();
     }
-    await waitUntilGone(context, ids, 240_000);
+    await waitUntilGone(boot.context, ids, 240_000);
 
-    const audits: { video_id: string; n: string }[] = await context.dataSource.query(
+    const audits: { video_id: string; n: string }[] = await boot.context.dataSource.query(
       'SELECT video_id, COUNT(*) AS n FROM deletion_audit WHERE video_id IN (?) GROUP BY video_id',
       [ids],
     );
-    const objects = (await context.allMediaKeys()).length;
-    const documents = (await context.indexedIds()).filter((id) => ids.includes(id)).length;
+    const objects = (await boot.context.allMediaKeys()).length;
+    const documents = (await boot.context.indexedIds()).filter((id) => ids.includes(id)).length;
     const onceEach = audits.length === ids.length && audits.every((a) => Number(a.n) === 1);
     record({
       scenario: 'kill storm',

@@ -1,6 +1,9 @@
 import { attackerBesideUsers } from '../support/scenarios/attacker';
 
-/** The attacker beside the users in miniature; `npm run chaos` runs it longer and bounds ordinary p99 too. */
+/**
+ * The attacker beside the users in miniature; `npm run chaos` runs it longer and bounds ordinary p99 too.
+ * @runs-alone: it measures the API's memory before, during and after the attack.
+ */
 describe('an attacker beside the users', () => {
   it('answers every ordinary caller, holds no memory for the attacker, and loses nothing', async () => {
     const report = await attackerBesideUsers({

@@ -6,9 +6,9 @@ import {
   type JwksServer,
   type SigningKey,
 } from '../support/jwks-server';
-import { call, startSystem, type ApiResponse, type System } from '../support/system';
+import { bootSystem } from '../support/boot';
+import { call, type ApiResponse } from '../support/system';
 import { remains, seedVideos } from '../support/seed';
-import { ensureTestIndex, openTestContext, type TestContext } from '../support/test-context';
 
 const SECRET = process.env.JWT_SECRET!;
 const ISSUER = 'https://issuer.test';
@@ -95,22 +95,19 @@ const bothKeys = (jwks: JwksServer) => ({
 
 describe('authentication on /api/** (contract §3)', () => {
   let jwks: JwksServer;
-  let system: System;
 
   beforeAll(async () => {
     jwks = await startJwksServer([rsa, ec]);
-    await ensureTestIndex();
+  });
+  const boot = bootSystem({
+    reset: false,
     // HS256 beside the JWKS only because it is enabled: the cases below sign most tokens with it.
-    system = await startSystem({ ...bothKeys(jwks), JWT_ALLOW_HS256: 'true' }, { worker: false });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await jwks?.close();
-  }, 60_000);
+    system: { env: () => ({ ...bothKeys(jwks), JWT_ALLOW_HS256: 'true' }), worker: false },
+  });
+  afterAll(() => jwks?.close());
 
   const search = (headers: Record<string, string>) =>
-    call('GET', `${system.api}/api/videos/search?q=test`, undefined, headers);
+    call('GET', `${boot.system.api}/api/videos/search?q=test`, undefined, headers);
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   describe('accepts', () => {
@@ -131,7 +128,7 @@ describe('authentication on /api/** (contract §3)', () => {
 
     it('takes roles from the `roles` claim: an admin reaches the handler (404 for a missing video)', async () => {
       const admin = hs256({ sub: 'boss', roles: ['admin'] });
-      const response = await call('POST', `${system.api}/api/videos/${randomUUID()}/restore`, admin);
+      const response = await call('POST', `${boot.system.api}/api/videos/${randomUUID()}/restore`, admin);
       expect(response.status).toBe(404);
     });
   });
@@ -225,40 +222,33 @@ describe('authentication on /api/** (contract §3)', () => {
   });
 
   describe('guards the routes the router matches, however the path is spelled', () => {
-    let context: TestContext;
-
-    beforeAll(async () => {
-      context = await openTestContext();
-    }, 60_000);
-
-    afterAll(() => context?.close());
-
     // The router decodes the path before matching, so `/%61pi/videos/…` is the DELETE route.
     it.each(['/%61pi/videos', '/api/%76ideos', '/%61%70%69/%76ideos'])(
       'a permanent delete at %s without a token is refused and deletes nothing',
       async (prefix) => {
-        const [id] = await seedVideos(context, 1);
-        const response = await call('DELETE', `${system.api}${prefix}/${id}?permanent=true`);
+        const [id] = await seedVideos(boot.context, 1);
+        const response = await call('DELETE', `${boot.system.api}${prefix}/${id}?permanent=true`);
         expectUnauthorized(response, false);
-        expect((await remains(context, id!)).row).toEqual({ state: 'active' });
+        expect((await remains(boot.context, id!)).row).toEqual({ state: 'active' });
       },
     );
 
     it('a search at /%61pi/videos/search without a token is 401', async () => {
-      expectUnauthorized(await call('GET', `${system.api}/%61pi/videos/search?q=test`), false);
+      expectUnauthorized(await call('GET', `${boot.system.api}/%61pi/videos/search?q=test`), false);
     });
 
     it('health stays public, and so do metrics on their own port', async () => {
-      expect((await call('GET', `${system.api}/health/live`)).status).toBe(200);
-      expect((await fetch(`${system.apiMetrics}/metrics`)).status).toBe(200);
+      expect((await call('GET', `${boot.system.api}/health/live`)).status).toBe(200);
+      expect((await fetch(`${boot.system.apiMetrics}/metrics`)).status).toBe(200);
     });
   });
 
   describe('authentication comes before input validation', () => {
-    const invalid = () => call('DELETE', `${system.api}/api/videos/not-a-uuid`, hs256({ exp: at(-120) }));
+    const invalid = () =>
+      call('DELETE', `${boot.system.api}/api/videos/not-a-uuid`, hs256({ exp: at(-120) }));
 
     it('a bad id without a token is 401, not 400', async () => {
-      expectUnauthorized(await call('DELETE', `${system.api}/api/videos/not-a-uuid`), false);
+      expectUnauthorized(await call('DELETE', `${boot.system.api}/api/videos/not-a-uuid`), false);
     });
 
     it('a bad id with an expired token is 401, not 400', async () => {
@@ -266,7 +256,7 @@ describe('authentication on /api/** (contract §3)', () => {
     });
 
     it('a bad id with a valid token is 400', async () => {
-      expect((await call('DELETE', `${system.api}/api/videos/not-a-uuid`, hs256())).status).toBe(400);
+      expect((await call('DELETE', `${boot.system.api}/api/videos/not-a-uuid`, hs256())).status).toBe(400);
     });
 
     // Paths the router itself cannot read: no route is known, so the token decides first.
@@ -274,9 +264,9 @@ describe('authentication on /api/** (contract §3)', () => {
       ['broken percent-encoding', '/api/videos/%FF'],
       ['an id longer than the router reads', `/api/videos/${'a'.repeat(2_100)}`],
     ])('%s: 401 without a valid token, else a 400 problem', async (_case, path) => {
-      expectUnauthorized(await call('DELETE', `${system.api}${path}`), false);
-      expectUnauthorized(await call('DELETE', `${system.api}${path}`, hs256({ exp: at(-120) })), true);
-      const refused = await call('DELETE', `${system.api}${path}`, hs256());
+      expectUnauthorized(await call('DELETE', `${boot.system.api}${path}`), false);
+      expectUnauthorized(await call('DELETE', `${boot.system.api}${path}`, hs256({ exp: at(-120) })), true);
+      const refused = await call('DELETE', `${boot.system.api}${path}`, hs256());
       expect(refused.status).toBe(400);
       expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect(refused.body).toMatchObject({ status: 400, title: 'Bad Request' });
@@ -287,21 +277,15 @@ describe('authentication on /api/** (contract §3)', () => {
 
 describe('HS256 beside a JWKS (contract §3)', () => {
   let jwks: JwksServer;
-  let system: System;
 
   beforeAll(async () => {
     jwks = await startJwksServer([rsa]);
-    await ensureTestIndex();
-    // The secret stays set (cursors, `cli token`), but JWT_ALLOW_HS256 is not.
-    system = await startSystem(bothKeys(jwks), { worker: false });
-  }, 120_000);
+  });
+  // The secret stays set (cursors, `cli token`), but JWT_ALLOW_HS256 is not.
+  const boot = bootSystem({ reset: false, system: { env: () => bothKeys(jwks), worker: false } });
+  afterAll(() => jwks?.close());
 
-  afterAll(async () => {
-    await system?.stop();
-    await jwks?.close();
-  }, 60_000);
-
-  const search = (token: string) => call('GET', `${system.api}/api/videos/search?q=test`, token);
+  const search = (token: string) => call('GET', `${boot.system.api}/api/videos/search?q=test`, token);
 
   it('refuses an HS256 token signed with JWT_SECRET unless JWT_ALLOW_HS256 is true', async () => {
     expectUnauthorized(await search(hs256()), true);
@@ -314,18 +298,9 @@ describe('HS256 beside a JWKS (contract §3)', () => {
 });
 
 describe('JWT_MAX_LIFETIME (contract §3)', () => {
-  let system: System;
+  const boot = bootSystem({ reset: false, system: { env: { JWT_MAX_LIFETIME: '3600' }, worker: false } });
 
-  beforeAll(async () => {
-    await ensureTestIndex();
-    system = await startSystem({ JWT_MAX_LIFETIME: '3600' }, { worker: false });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-  }, 60_000);
-
-  const search = (token: string) => call('GET', `${system.api}/api/videos/search?q=test`, token);
+  const search = (token: string) => call('GET', `${boot.system.api}/api/videos/search?q=test`, token);
 
   it('accepts a token valid for up to the configured lifetime, and refuses one valid for longer', async () => {
     expect((await search(hs256({ iss: undefined, aud: undefined, exp: at(3_600) }))).status).toBe(200);

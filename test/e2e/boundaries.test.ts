@@ -19,9 +19,9 @@ import {
   wordParam,
   type Arg,
 } from '../support/boundaries';
+import { bootSystem } from '../support/boot';
 import { seedVideos } from '../support/seed';
-import { startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { token } from '../support/system';
 
 /**
  * Every route's parameters at and around each documented boundary (docs/contract.md §5–§7, §10),
@@ -48,36 +48,31 @@ interface Answer {
 type Query = [string, Arg][];
 
 describe('every route at its documented boundaries (fast-check)', () => {
-  let context: TestContext;
-  let system: System;
   /** An erasure and a trash operation of `boundary-eraser`, for the routes that read them. */
   const operations = { erasure: '', trash: '' };
+  const boot = bootSystem({
+    seed: async (context) => {
+      // Enough matching videos for a cursor to have pages after the first, in two years and two authors.
+      await seedVideos(context, 30, {
+        authorId: OWNER,
+        title: (n) => `Python boundary talk ${n}`,
+        publishedAt: (n) => new Date(Date.UTC(n % 2 ? 2020 : 2024, 4, 1 + n, 10)),
+      });
+      await seedVideos(context, 10, { authorId: 'someone-else', title: (n) => `Python other ${n}` });
+      // An erasure of an author without videos writes nothing (§10.2): the eraser has one.
+      await seedVideos(context, 1, { authorId: 'boundary-eraser', title: () => 'Erased boundary talk' });
+    },
+    // Every search run is its own caller; the chaos run's hundreds of cursor walks stay under this.
+    system: { env: { SEARCH_PIT_MAX_OPEN: '5000' }, worker: false },
+  });
 
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    // Enough matching videos for a cursor to have pages after the first, in two years and two authors.
-    await seedVideos(context, 30, {
-      authorId: OWNER,
-      title: (n) => `Python boundary talk ${n}`,
-      publishedAt: (n) => new Date(Date.UTC(n % 2 ? 2020 : 2024, 4, 1 + n, 10)),
-    });
-    await seedVideos(context, 10, { authorId: 'someone-else', title: (n) => `Python other ${n}` });
-    // An erasure of an author without videos writes nothing (§10.2): the eraser has one.
-    await seedVideos(context, 1, { authorId: 'boundary-eraser', title: () => 'Erased boundary talk' });
-    // Every search run is its own caller; the chaos run's hundreds of cursor walks stay under this.
-    system = await startSystem({ SEARCH_PIT_MAX_OPEN: '5000' }, { worker: false });
     const erasure = await send('DELETE', `/api/authors/boundary-eraser/videos`, [], token('boundary-eraser'));
     expect(erasure.status).toBe(202);
     operations.erasure = erasure.body.erasureId as string;
     const emptied = await send('DELETE', '/api/videos/trash', [], token('boundary-eraser'));
     expect(emptied.status).toBe(202);
     operations.trash = emptied.body.operationId as string;
-  }, 180_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
   }, 60_000);
 
   async function send(
@@ -88,7 +83,7 @@ describe('every route at its documented boundaries (fast-check)', () => {
     raw?: string,
   ): Promise<Answer> {
     const search = raw ?? queryString(query);
-    const response = await fetch(`${system.api}${path}${search ? `?${search}` : ''}`, {
+    const response = await fetch(`${boot.system.api}${path}${search ? `?${search}` : ''}`, {
       method,
       headers: { authorization: `Bearer ${bearer}` },
       signal: AbortSignal.timeout(20_000),
@@ -119,8 +114,8 @@ describe('every route at its documented boundaries (fast-check)', () => {
 
   /** A fresh active video of OWNER under this id (its row rewritten, whatever an earlier run left). */
   async function freshVideo(id: string): Promise<void> {
-    await context.dataSource.query('DELETE FROM videos WHERE id = ?', [id]);
-    await context.videos.upsertContent([
+    await boot.context.dataSource.query('DELETE FROM videos WHERE id = ?', [id]);
+    await boot.context.videos.upsertContent([
       {
         id,
         authorId: OWNER,
@@ -136,7 +131,7 @@ describe('every route at its documented boundaries (fast-check)', () => {
   }
 
   async function stateOf(id: string): Promise<string | undefined> {
-    const rows: { state: string }[] = await context.dataSource.query(
+    const rows: { state: string }[] = await boot.context.dataSource.query(
       'SELECT state FROM videos WHERE id = ?',
       [id],
     );
@@ -483,23 +478,13 @@ describe('every route at its documented boundaries (fast-check)', () => {
 });
 
 describe('PUT /api/search/synonyms at its documented boundaries (fast-check, §7.3)', () => {
-  let context: TestContext;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    system = await startSystem({}, { worker: false });
-  }, 180_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.reset();
-    await context?.close();
-  }, 60_000);
+  // The set saved here must not widen the searches of the files after this one: emptied before
+  // the boot's own hooks close the stores (hooks run in the order they are declared).
+  afterAll(() => boot.context.reset(), 60_000);
+  const boot = bootSystem({ system: { worker: false } });
 
   const synonyms = async (method: 'GET' | 'PUT', json?: string) => {
-    const response = await fetch(`${system.api}/api/search/synonyms`, {
+    const response = await fetch(`${boot.system.api}/api/search/synonyms`, {
       method,
       headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
       ...(json === undefined ? {} : { body: json }),

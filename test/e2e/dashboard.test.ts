@@ -8,9 +8,8 @@ import {
   DASHBOARD_LOGIN_FAILURES,
   DASHBOARD_LOGIN_WINDOW_SECONDS,
 } from '@app/api/admin/dashboard-login-limit';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
-import { startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { bootSystem } from '../support/boot';
+import { token } from '../support/system';
 import { webhookEnv } from '../support/webhook-receiver';
 
 const ADMIN = { username: 'queue-admin', password: 'dashboard-password-1' };
@@ -45,31 +44,27 @@ function getFrom(
 
 /** Bull Board in Debian's Chromium, driven by playwright-core, as an admin and as strangers. */
 describe('queue dashboard', () => {
-  let context: TestContext;
-  let redis: OwnRedis;
-  let system: System;
   let browser: Browser;
   let url: string;
+  const boot = bootSystem({
+    reset: false,
+    redis: 'own',
+    seed: async (context) => {
+      // Some jobs to count: delayed purges far in the future, and a failed one.
+      const queues = new JobQueues({ ...context.config, REDIS_URL: boot.redis.url });
+      for (const id of ['1', '2', '3']) {
+        await queues.ensureDeletionJob(`0000000${id}-0000-4000-8000-000000000000`, 86_400_000);
+      }
+      await queues.close();
+    },
+    system: {
+      env: { ...webhookEnv([RECEIVER]), ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
+      worker: false,
+    },
+  });
 
   beforeAll(async () => {
-    context = await openTestContext();
-    redis = await startOwnRedis();
-    // Some jobs to count: delayed purges far in the future, and a failed one.
-    const queues = new JobQueues({ ...context.config, REDIS_URL: redis.url });
-    for (const id of ['1', '2', '3']) {
-      await queues.ensureDeletionJob(`0000000${id}-0000-4000-8000-000000000000`, 86_400_000);
-    }
-    await queues.close();
-    system = await startSystem(
-      {
-        ...webhookEnv([RECEIVER]),
-        REDIS_URL: redis.url,
-        ADMIN_USERNAME: ADMIN.username,
-        ADMIN_PASSWORD: ADMIN.password,
-      },
-      { worker: false },
-    );
-    url = `${system.api}/admin/queues`;
+    url = `${boot.system.api}/admin/queues`;
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [
@@ -80,14 +75,8 @@ describe('queue dashboard', () => {
         '--no-first-run',
       ],
     });
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await system?.stop();
-    await redis?.stop();
-    await context?.close();
   }, 60_000);
+  afterAll(() => browser?.close());
 
   it('refuses a visitor without credentials, with wrong ones, or without the admin role', async () => {
     // Headless Chromium cannot ask for a password: a Basic challenge it cannot answer ends the navigation.
@@ -111,7 +100,7 @@ describe('queue dashboard', () => {
     expect(broken.headers.get('content-type')).toMatch(/^application\/problem\+json/);
 
     const user = await browser.newContext();
-    await user.addCookies([{ name: 'admin_token', value: token('just-a-user'), url: system.api }]);
+    await user.addCookies([{ name: 'admin_token', value: token('just-a-user'), url: boot.system.api }]);
     expect((await (await user.newPage()).goto(url))?.status()).toBe(403);
     await user.close();
   }, 60_000);
@@ -148,7 +137,7 @@ describe('queue dashboard', () => {
 
   it('lets in an admin JWT from the admin_token cookie', async () => {
     const admin = await browser.newContext();
-    await admin.addCookies([{ name: 'admin_token', value: token('root', ['admin']), url: system.api }]);
+    await admin.addCookies([{ name: 'admin_token', value: token('root', ['admin']), url: boot.system.api }]);
     const page = await admin.newPage();
     expect((await page.goto(url))?.status()).toBe(200);
     await page.getByText(QUEUES.deletion).first().waitFor({ timeout: 20_000 });

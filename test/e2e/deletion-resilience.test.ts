@@ -1,12 +1,11 @@
 import { Redis } from 'ioredis';
 import { QUEUE_PREFIX, QUEUES } from '@app/shared/queue/queues';
+import { bootSystem } from '../support/boot';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { sampleValue } from '../support/observability';
 import { waitFor, type RunningProcess } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { remains, seedVideos, waitUntilGone } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token, type System } from '../support/system';
 
 const admin = token('boss', ['admin']);
 
@@ -43,31 +42,16 @@ async function loseNextRun(redisUrl: string, queue: string, scheduler: string): 
  * other test) and checks MySQL, the index and the bucket directly at the end.
  */
 describe('deletions complete through faults', () => {
-  let context: TestContext;
-  let redis: OwnRedis;
   let system: System | undefined;
   let proxy: FaultProxy | undefined;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-  }, 60_000);
-
-  beforeEach(async () => {
-    redis = await startOwnRedis();
-  }, 60_000);
-
+  const boot = bootSystem({ redis: 'own-each', system: false });
   afterEach(async () => {
-    await system?.stop();
     system = undefined;
     await proxy?.close();
     proxy = undefined;
-    await redis.stop();
-  }, 60_000);
+  });
 
-  afterAll(() => context.close());
-
-  const env = () => ({ REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '1000', LOG_LEVEL: 'info' });
+  const env = () => ({ PURGE_SWEEP_INTERVAL_MS: '1000', LOG_LEVEL: 'info' });
 
   async function deleteAll(ids: string[], query: string): Promise<void> {
     for (const id of ids) {
@@ -77,18 +61,18 @@ describe('deletions complete through faults', () => {
   }
 
   async function expectAllPurged(ids: string[], timeoutMs = 60_000): Promise<void> {
-    await waitUntilGone(context, ids, timeoutMs);
+    await waitUntilGone(boot.context, ids, timeoutMs);
     for (const id of ids) {
-      expect(await remains(context, id)).toMatchObject({ row: null, objects: 0, document: null });
-      expect((await remains(context, id)).audits).toHaveLength(1);
+      expect(await remains(boot.context, id)).toMatchObject({ row: null, objects: 0, document: null });
+      expect((await remains(boot.context, id)).audits).toHaveLength(1);
     }
   }
 
   it('purges every video after Redis lost every job (FLUSHALL before the worker ran)', async () => {
-    system = await startSystem(env(), { worker: false });
-    const ids = await seedVideos(context, 20);
+    system = await boot.start(env(), { worker: false });
+    const ids = await seedVideos(boot.context, 20);
     await deleteAll(ids, '?retentionDays=0');
-    await redis.flushAll();
+    await boot.redis.flushAll();
 
     await system.startWorker();
     await expectAllPurged(ids);
@@ -100,15 +84,15 @@ describe('deletions complete through faults', () => {
    * purges due (a day passes; their own jobs are a day away, or gone) and expects every one done.
    */
   async function purgedThroughRepairedSchedule(lose: () => Promise<void>): Promise<void> {
-    system = await startSystem({
+    system = await boot.start({
       ...env(),
       PURGE_SWEEP_INTERVAL_MS: '3600000',
       SCHEDULE_CHECK_INTERVAL_MS: '1000',
     });
-    const ids = await seedVideos(context, 5);
+    const ids = await seedVideos(boot.context, 5);
     await deleteAll(ids, '?retentionDays=1');
     await lose();
-    await context.dataSource.query('UPDATE videos SET purge_at = ? WHERE id IN (?)', [
+    await boot.context.dataSource.query('UPDATE videos SET purge_at = ? WHERE id IN (?)', [
       new Date(Date.now() - 1_000),
       ids,
     ]);
@@ -117,13 +101,13 @@ describe('deletions complete through faults', () => {
 
   it('re-creates the sweep schedules a flush removed while the worker kept running', async () => {
     // Every job and every schedule gone.
-    await purgedThroughRepairedSchedule(() => redis.flushAll());
+    await purgedThroughRepairedSchedule(() => boot.redis.flushAll());
   }, 90_000);
 
   it('re-creates a sweep schedule that Redis kept but whose next run it lost, while the worker kept running', async () => {
     // What a failover can leave (a run started, its successor never written): the schedule says
     // its next run was due a minute ago, and no job of it is left to run.
-    await purgedThroughRepairedSchedule(() => loseNextRun(redis.url, QUEUES.maintenance, 'purge-sweep'));
+    await purgedThroughRepairedSchedule(() => loseNextRun(boot.redis.url, QUEUES.maintenance, 'purge-sweep'));
     // Operators see the repair: a warning in the log, and the worker's count of them.
     expect(system!.processes.some((p) => p.output().includes('schedule overdue: re-created'))).toBe(true);
     const metrics = await (
@@ -137,22 +121,22 @@ describe('deletions complete through faults', () => {
 
   it('finishes a deletion whose worker was killed with SIGKILL in the middle of it', async () => {
     // Slow storage for the first worker, so the kill lands between two batches of objects.
-    proxy = await startFaultProxy(context.config.S3_ENDPOINT, { latencyMs: 400 });
-    system = await startSystem(env(), { worker: false });
-    const [id] = await seedVideos(context, 1, { objectsPerVideo: 2_500 });
+    proxy = await startFaultProxy(boot.context.config.S3_ENDPOINT, { latencyMs: 400 });
+    system = await boot.start(env(), { worker: false });
+    const [id] = await seedVideos(boot.context, 1, { objectsPerVideo: 2_500 });
     const doomed: RunningProcess = await system.startWorker({ S3_ENDPOINT: proxy.url });
 
     await deleteAll([id!], '?permanent=true');
     await waitFor(
       'the deletion to be half done',
       async () => {
-        const objects = (await remains(context, id!)).objects;
+        const objects = (await remains(boot.context, id!)).objects;
         return objects > 0 && objects < 2_500 ? objects : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 100 },
     );
     await doomed.stop('SIGKILL');
-    const midway = await remains(context, id!);
+    const midway = await remains(boot.context, id!);
     expect(midway.row).toEqual({ state: 'deleting' });
     expect(midway.audits).toEqual([]);
     expect(midway.objects).toBeGreaterThan(0);
@@ -162,9 +146,9 @@ describe('deletions complete through faults', () => {
   }, 150_000);
 
   it('purges each video exactly once with two workers', async () => {
-    system = await startSystem(env(), { worker: false });
+    system = await boot.start(env(), { worker: false });
     const workers = [await system.startWorker(), await system.startWorker()];
-    const ids = await seedVideos(context, 40);
+    const ids = await seedVideos(boot.context, 40);
     await deleteAll(ids, '?retentionDays=0');
     await expectAllPurged(ids);
 
@@ -182,15 +166,15 @@ describe('deletions complete through faults', () => {
   }, 120_000);
 
   it('deletes every object although storage fails a share of requests', async () => {
-    proxy = await startFaultProxy(context.config.S3_ENDPOINT, {
+    proxy = await startFaultProxy(boot.context.config.S3_ENDPOINT, {
       failRate: 0.3,
       resetRate: 0.05,
       stallRate: 0.05,
       stallMs: 1_500,
     });
-    system = await startSystem(env(), { worker: false });
+    system = await boot.start(env(), { worker: false });
     await system.startWorker({ S3_ENDPOINT: proxy.url });
-    const ids = await seedVideos(context, 15, { objectsPerVideo: 5 });
+    const ids = await seedVideos(boot.context, 15, { objectsPerVideo: 5 });
     await deleteAll(ids, '?permanent=true');
 
     await expectAllPurged(ids, 100_000);

@@ -1,9 +1,9 @@
 import { deletionJobId } from '@app/shared/queue/jobs';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
+import { bootSystem } from '../support/boot';
 import { sleep, waitFor } from '../support/processes';
 import { remains, seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 const DAY = 86_400_000;
 const author = token('author-1');
@@ -18,42 +18,33 @@ interface DeleteBody {
 }
 
 describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §6, §8)', () => {
-  let context: TestContext;
-  let system: System;
   let queues: JobQueues;
+  const boot = bootSystem({ system: { env: { PURGE_SWEEP_INTERVAL_MS: '1000' } } });
 
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    queues = context.get(JobQueues);
-    system = await startSystem({ PURGE_SWEEP_INTERVAL_MS: '1000' });
-  }, 120_000);
+  beforeAll(() => {
+    queues = boot.context.get(JobQueues);
+  });
 
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
-
-  const url = (id: string, query = '') => `${system.api}/api/videos/${id}${query}`;
+  const url = (id: string, query = '') => `${boot.system.api}/api/videos/${id}${query}`;
   const del = (id: string, query = '', bearer = author) => call<DeleteBody>('DELETE', url(id, query), bearer);
   const restore = (id: string, bearer = author) => call('POST', url(id, '/restore'), bearer);
   const searchIds = async (q: string) => {
     const { body } = await call<{ items: { id: string }[] }>(
       'GET',
-      `${system.api}/api/videos/search?q=${encodeURIComponent(q)}&limit=100`,
+      `${boot.system.api}/api/videos/search?q=${encodeURIComponent(q)}&limit=100`,
       author,
     );
     return body.items.map((item) => item.id);
   };
   const purged = (id: string) =>
     waitFor(`purge of ${id}`, async () => {
-      const left = await remains(context, id);
+      const left = await remains(boot.context, id);
       return left.row === null && left.audits.length === 1 ? left : undefined;
     });
 
   describe('soft delete', () => {
     it('hides an active video at once, keeps its media and schedules the purge at deletedAt + 30 days', async () => {
-      const [id] = await seedVideos(context, 1, { title: () => 'Ephemeral kangaroo lecture' });
+      const [id] = await seedVideos(boot.context, 1, { title: () => 'Ephemeral kangaroo lecture' });
       expect(await searchIds('kangaroo')).toEqual([id]);
 
       const response = await del(id!);
@@ -66,7 +57,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
       expect(Math.abs(Date.now() - deletedAt)).toBeLessThan(60_000);
 
       expect(await searchIds('kangaroo')).toEqual([]);
-      const left = await remains(context, id!);
+      const left = await remains(boot.context, id!);
       expect(left).toMatchObject({
         row: { state: 'soft_deleted' },
         objects: 2,
@@ -77,7 +68,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
     });
 
     it('is idempotent: deletedAt keeps its value; a given retentionDays recomputes purgeAt from it', async () => {
-      const [id] = await seedVideos(context, 1);
+      const [id] = await seedVideos(boot.context, 1);
       const first = await del(id!, '?retentionDays=10');
       expect(Date.parse(first.body.purgeAt) - Date.parse(first.body.deletedAt)).toBe(10 * DAY);
 
@@ -91,27 +82,27 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
     });
 
     it('reads retentionDays as digits, leading zeros included', async () => {
-      const [id] = await seedVideos(context, 1);
+      const [id] = await seedVideos(boot.context, 1);
       const response = await del(id!, '?retentionDays=00005');
       expect(response.status).toBe(200);
       expect(Date.parse(response.body.purgeAt) - Date.parse(response.body.deletedAt)).toBe(5 * DAY);
     });
 
     it('accepts the id in any letter case and answers with it normalized', async () => {
-      const [id] = await seedVideos(context, 1);
+      const [id] = await seedVideos(boot.context, 1);
       const response = await del(id!.toUpperCase());
       expect(response.status).toBe(200);
       expect(response.body.id).toBe(id);
     });
 
     it('treats permanent=<anything but true> as a soft delete', async () => {
-      const [id] = await seedVideos(context, 1);
+      const [id] = await seedVideos(boot.context, 1);
       const response = await del(id!, '?permanent=yes');
       expect(response.body.state).toBe('soft_deleted');
     });
 
     it('with retentionDays=0 purges within seconds: no object, no row, no document, one audit record', async () => {
-      const [id] = await seedVideos(context, 1, { objectsPerVideo: 3 });
+      const [id] = await seedVideos(boot.context, 1, { objectsPerVideo: 3 });
       expect((await del(id!, '?retentionDays=0')).status).toBe(200);
       const left = await purged(id!);
       expect(left).toEqual({
@@ -124,7 +115,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
     }, 60_000);
 
     it('purges at once when a new retention puts the purge date in the past', async () => {
-      const [id] = await seedVideos(context, 1);
+      const [id] = await seedVideos(boot.context, 1);
       await del(id!, '?retentionDays=30');
       await del(id!, '?retentionDays=0');
       expect((await purged(id!)).objects).toBe(0);
@@ -133,7 +124,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
 
   describe('permanent delete', () => {
     it('answers {id, state: deleted}, then 404 to any further DELETE or restore, and cleans up everything', async () => {
-      const [id] = await seedVideos(context, 1, { title: () => 'Permanent platypus talk' });
+      const [id] = await seedVideos(boot.context, 1, { title: () => 'Permanent platypus talk' });
       const response = await del(id!, '?permanent=TRUE', admin);
       expect(response).toMatchObject({ status: 200, body: { id, state: 'deleted' } });
       expect(Object.keys(response.body).sort()).toEqual(['id', 'state']);
@@ -152,7 +143,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
     }, 60_000);
 
     it('deletes a soft-deleted video, bringing its purge forward', async () => {
-      const [id] = await seedVideos(context, 1);
+      const [id] = await seedVideos(boot.context, 1);
       await del(id!, '?retentionDays=30');
       expect((await del(id!, '?permanent=true')).body).toEqual({ id, state: 'deleted' });
       expect((await purged(id!)).audits[0]!.reason).toBe('permanent');
@@ -161,7 +152,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
 
   describe('restore', () => {
     it('brings a soft-deleted video back into search and cancels its purge', async () => {
-      const [id] = await seedVideos(context, 1, { title: () => 'Returning wombat keynote' });
+      const [id] = await seedVideos(boot.context, 1, { title: () => 'Returning wombat keynote' });
       await del(id!, '?retentionDays=5');
       expect(await searchIds('wombat')).toEqual([]);
 
@@ -176,7 +167,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
       );
       expect(await searchIds('wombat')).toEqual([id]);
       expect(await queues.queue('video-deletion').getJob(deletionJobId(id!))).toBeUndefined();
-      const rows: { purge_at: Date | null; deleted_at: Date | null }[] = await context.dataSource.query(
+      const rows: { purge_at: Date | null; deleted_at: Date | null }[] = await boot.context.dataSource.query(
         'SELECT purge_at, deleted_at FROM videos WHERE id = ?',
         [id],
       );
@@ -184,24 +175,28 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
     });
 
     it('cancels a purge that would otherwise run now', async () => {
-      const [id] = await seedVideos(context, 1);
+      const [id] = await seedVideos(boot.context, 1);
       await del(id!, '?retentionDays=3');
       await restore(id!);
       // A purge for this video, if one were still pending, would find it active and leave it.
       await queues.ensureDeletionJob(id!, 0);
       await sleep(1_500);
-      expect(await remains(context, id!)).toMatchObject({ row: { state: 'active' }, objects: 2, audits: [] });
+      expect(await remains(boot.context, id!)).toMatchObject({
+        row: { state: 'active' },
+        objects: 2,
+        audits: [],
+      });
     }, 60_000);
 
     it('answers an active video with an idempotent 200', async () => {
-      const [id] = await seedVideos(context, 1);
+      const [id] = await seedVideos(boot.context, 1);
       expect(await restore(id!)).toMatchObject({ status: 200, body: { id, state: 'active' } });
     });
   });
 
   describe('who may act', () => {
     it('refuses another caller with 403 and changes nothing; an admin may act on any video', async () => {
-      const [id] = await seedVideos(context, 1);
+      const [id] = await seedVideos(boot.context, 1);
       for (const response of [
         await del(id!, '', stranger),
         await del(id!, '?permanent=true', stranger),
@@ -210,7 +205,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
         expect(response.status).toBe(403);
         expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       }
-      expect((await remains(context, id!)).row).toEqual({ state: 'active' });
+      expect((await remains(boot.context, id!)).row).toEqual({ state: 'active' });
       expect((await del(id!, '', admin)).status).toBe(200);
       expect((await restore(id!, admin)).status).toBe(200);
     });
@@ -231,7 +226,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
     it.each(['-1', '3651', '1.5', 'abc', '', '+1', ' 1', '1e3', '00003651', '9'.repeat(400)])(
       'retentionDays=%p',
       async (value) => {
-        const [id] = await seedVideos(context, 1);
+        const [id] = await seedVideos(boot.context, 1);
         for (const query of [
           `?retentionDays=${encodeURIComponent(value)}`,
           `?permanent=true&retentionDays=${encodeURIComponent(value)}`,
@@ -245,7 +240,7 @@ describe('DELETE /api/videos/{id} and POST /api/videos/{id}/restore (contract §
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
           expect(response.body.errors.map((e) => e.name)).toEqual(['retentionDays']);
         }
-        expect((await remains(context, id!)).row).toEqual({ state: 'active' });
+        expect((await remains(boot.context, id!)).row).toEqual({ state: 'active' });
       },
     );
 

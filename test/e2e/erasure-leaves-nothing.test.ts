@@ -3,12 +3,12 @@ import { QUEUE_PREFIX, QUEUES } from '@app/shared/queue/queues';
 import { mediaPrefix } from '@app/shared/storage/storage.service';
 import { Redis } from 'ioredis';
 import { ExpungeSweepHandler } from '@app/worker/index/expunge-sweep.handler';
+import { bootSystem } from '../support/boot';
 import { followErasure, outboxForgets } from '../support/erasures';
 import { waitFor } from '../support/processes';
 import { seedVideos, waitUntilGone } from '../support/seed';
 import { indexMentions, mysqlMentions, redisMentions, s3Mentions } from '../support/store-search';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 import { completeTrashOperation } from '../support/trash-operations';
 import { startWebhookReceiver, webhookEnv, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -25,53 +25,50 @@ describe('a completed erasure leaves the author in no store', () => {
   // Unique per run, so nothing an earlier run left can match.
   const AUTHOR = `erased-${randomUUID()}`;
   const BYSTANDER = `kept-${randomUUID()}`;
-  let context: TestContext;
   let receiver: WebhookReceiver;
-  let system: System;
-  let redisUrl: string;
 
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    redisUrl = context.config.REDIS_URL;
-    // The test's own Redis database: whatever earlier suites left there would be searched too.
-    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-    await redis.flushdb().finally(() => redis.disconnect());
     receiver = await startWebhookReceiver();
-    system = await startSystem({
-      ...webhookEnv([receiver.url]),
-      BULK_BATCH_SIZE: '4',
-      OUTBOX_PRUNE_INTERVAL_MS: '1000',
-      // The worker's expunge waits a day here: the test shows the deleted documents before it runs it.
-      EXPUNGE_INTERVAL_MS: '86400000',
-    });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await receiver?.close();
-    await context?.close();
-  }, 60_000);
+  });
+  const boot = bootSystem({
+    seed: async (context) => {
+      // The test's own Redis database: whatever earlier suites left there would be searched too.
+      const redis = new Redis(context.config.REDIS_URL, { maxRetriesPerRequest: 1 });
+      await redis.flushdb().finally(() => redis.disconnect());
+    },
+    system: {
+      env: () => ({
+        ...webhookEnv([receiver.url]),
+        BULK_BATCH_SIZE: '4',
+        OUTBOX_PRUNE_INTERVAL_MS: '1000',
+        // The worker's expunge waits a day here: the test shows the deleted documents before it runs it.
+        EXPUNGE_INTERVAL_MS: '86400000',
+      }),
+    },
+  });
+  afterAll(() => receiver?.close());
+  const redisUrl = () => boot.context.config.REDIS_URL;
 
   const author = token(AUTHOR);
-  const api = (method: string, path: string, bearer = author) => call(method, `${system.api}${path}`, bearer);
+  const api = (method: string, path: string, bearer = author) =>
+    call(method, `${boot.system.api}${path}`, bearer);
   const everywhere = async (needle: string) => ({
-    mysql: await mysqlMentions(context, needle),
-    redis: await redisMentions(redisUrl, needle),
-    s3: await s3Mentions(context, needle),
-    index: await indexMentions(context, needle),
+    mysql: await mysqlMentions(boot.context, needle),
+    redis: await redisMentions(redisUrl(), needle),
+    s3: await s3Mentions(boot.context, needle),
+    index: await indexMentions(boot.context, needle),
   });
 
   it('finds the author in every store before, only in the audit records and the erasure after', async () => {
-    const ids = await seedVideos(context, 10, {
+    const ids = await seedVideos(boot.context, 10, {
       authorId: AUTHOR,
       objectsPerVideo: 2,
       description: (n) => `Talk ${n} given by ${AUTHOR}`,
     });
-    const kept = await seedVideos(context, 2, { authorId: BYSTANDER, objectsPerVideo: 1 });
+    const kept = await seedVideos(boot.context, 2, { authorId: BYSTANDER, objectsPerVideo: 1 });
     // Media that name their author, as a sidecar of the upload would.
     for (const id of ids)
-      await context.storage.putObject(
+      await boot.context.storage.putObject(
         `${mediaPrefix(id)}meta.json`,
         JSON.stringify({ author: AUTHOR }),
         'application/json',
@@ -87,11 +84,11 @@ describe('a completed erasure leaves the author in no store', () => {
       ['GET', `/api/videos/search?q=talk&authorId=${AUTHOR}`],
     ] as const)
       expect([method, path, (await api(method, path)).status]).toEqual([method, path, 200]);
-    const emptied = await completeTrashOperation(system.api, 'empty', author, { timeoutMs: 60_000 });
+    const emptied = await completeTrashOperation(boot.system.api, 'empty', author, { timeoutMs: 60_000 });
     expect(emptied).toMatchObject({ authorId: AUTHOR, total: 2, state: 'completed' });
     // And one video left in the trash for the erasure.
     expect((await api('DELETE', `/api/videos/${ids[4]!}`)).status).toBe(200);
-    await waitUntilGone(context, [ids[0]!, ids[2]!, ids[3]!]);
+    await waitUntilGone(boot.context, [ids[0]!, ids[2]!, ids[3]!]);
 
     // The control: each search finds the author where the system keeps them before the erasure.
     const before = await everywhere(AUTHOR);
@@ -103,7 +100,7 @@ describe('a completed erasure leaves the author in no store', () => {
     expect(before.index).toBeGreaterThanOrEqual(6);
     // Nothing of the system's writes names the author in Redis or S3 even now (jobs carry ids, the
     // ledger no person): a key and a value of every type, planted, show the search would see it.
-    const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+    const redis = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
     try {
       const plant = `planted:${AUTHOR}`;
       await redis.set('planted:string', `{"authorId":"${AUTHOR}"}`);
@@ -113,7 +110,7 @@ describe('a completed erasure leaves the author in no store', () => {
       await redis.zadd('planted:zset', 1, AUTHOR);
       await redis.xadd('planted:stream', '*', 'event', AUTHOR);
       await redis.set(plant, '1');
-      expect((await redisMentions(redisUrl, AUTHOR)).sort()).toEqual(
+      expect((await redisMentions(redisUrl(), AUTHOR)).sort()).toEqual(
         [
           plant,
           'planted:hash',
@@ -141,7 +138,7 @@ describe('a completed erasure leaves the author in no store', () => {
     const started = await api('DELETE', `/api/authors/${AUTHOR}/videos?permanent=true`);
     expect(started).toMatchObject({ status: 202, body: { videos: 7 } });
     const erasureId = (started.body as { erasureId: string }).erasureId;
-    await followErasure(system.api, erasureId, author, { timeoutMs: 90_000 });
+    await followErasure(boot.system.api, erasureId, author, { timeoutMs: 90_000 });
     await waitFor('erasure.completed delivered', () =>
       Promise.resolve(
         receiver.received.some((event) => event.valid && event.type === 'erasure.completed')
@@ -149,15 +146,15 @@ describe('a completed erasure leaves the author in no store', () => {
           : undefined,
       ),
     );
-    expect(await outboxForgets(context, AUTHOR, [...ids, erasureId], 30_000)).toEqual({
+    expect(await outboxForgets(boot.context, AUTHOR, [...ids, erasureId], 30_000)).toEqual({
       events: 0,
       deliveries: 0,
     });
 
     // The engine still holds the deleted documents (their text) until the expunge, which the
     // worker runs every EXPUNGE_INTERVAL_MS; here the test runs its handler.
-    expect(await context.indexAdmin.deletedDocuments()).toBeGreaterThan(0);
-    const expunge = context.get(ExpungeSweepHandler);
+    expect(await boot.context.indexAdmin.deletedDocuments()).toBeGreaterThan(0);
+    const expunge = boot.context.get(ExpungeSweepHandler);
     await waitFor(
       'the expunge to leave no deleted document',
       async () => ((await expunge.handle()).deletedAfter === 0 ? true : undefined),
@@ -167,21 +164,21 @@ describe('a completed erasure leaves the author in no store', () => {
     const after = await everywhere(AUTHOR);
     expect(Object.keys(after.mysql).sort()).toEqual(ALLOWED_TABLES);
     expect(after).toEqual({ mysql: { deletion_audit: 10, erasures: 1 }, redis: [], s3: [], index: 0 });
-    expect(await context.indexAdmin.deletedDocuments()).toBe(0);
-    expect(system.processes.filter((process) => process.output().includes(AUTHOR))).toEqual([]);
+    expect(await boot.context.indexAdmin.deletedDocuments()).toBe(0);
+    expect(boot.system.processes.filter((process) => process.output().includes(AUTHOR))).toEqual([]);
     // Another author's videos, media and documents stay.
-    expect(await mysqlMentions(context, BYSTANDER)).toEqual({ videos: 2 });
-    expect(await indexMentions(context, BYSTANDER)).toBe(2);
-    expect((await context.indexedIds()).sort()).toEqual([...kept].sort());
+    expect(await mysqlMentions(boot.context, BYSTANDER)).toEqual({ videos: 2 });
+    expect(await indexMentions(boot.context, BYSTANDER)).toBe(2);
+    expect((await boot.context.indexedIds()).sort()).toEqual([...kept].sort());
   }, 300_000);
 
   it('answers 200 { videos: 0 } to an erasure of nothing, and writes no row, event, delivery or job', async () => {
     const counts = async () => {
-      const [row] = await context.dataSource.query<Record<string, string>[]>(
+      const [row] = await boot.context.dataSource.query<Record<string, string>[]>(
         `SELECT (SELECT COUNT(*) FROM erasures) AS erasures, (SELECT COUNT(*) FROM outbox_events) AS events,
                 (SELECT COUNT(*) FROM webhook_deliveries) AS deliveries`,
       );
-      const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+      const redis = new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
       try {
         const jobs = await redis.keys(`${QUEUE_PREFIX}:${QUEUES.erasure}:*`);
         return { ...row, jobs: jobs.sort() };
@@ -197,7 +194,11 @@ describe('a completed erasure leaves the author in no store', () => {
       [`never-${randomUUID()}`, admin, '?permanent=true'],
       [`never-${randomUUID()}`, admin, '?retentionDays=3'],
     ] as const) {
-      const answer = await call('DELETE', `${system.api}/api/authors/${authorId}/videos${query}`, bearer);
+      const answer = await call(
+        'DELETE',
+        `${boot.system.api}/api/authors/${authorId}/videos${query}`,
+        bearer,
+      );
       expect([answer.status, answer.body]).toEqual([200, { videos: 0 }]);
     }
     expect(await counts()).toEqual(before);

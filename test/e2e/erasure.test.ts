@@ -6,10 +6,10 @@ import {
   unerasedEvents,
   type ErasureBody,
 } from '../support/erasures';
+import { bootSystem } from '../support/boot';
 import { waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 import {
   fetchPublishedBodySchemas,
   publishedSchemaViolations,
@@ -31,38 +31,28 @@ interface Accepted {
 }
 
 describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId} (§10.2)', () => {
-  let context: TestContext;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    // No worker yet: the first tests look at requests before any work is done.
-    system = await startSystem({ PURGE_SWEEP_INTERVAL_MS: '1000', BULK_BATCH_SIZE: '20' }, { worker: false });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  // No worker yet: the first tests look at requests before any work is done.
+  const boot = bootSystem({
+    system: { env: { PURGE_SWEEP_INTERVAL_MS: '1000', BULK_BATCH_SIZE: '20' }, worker: false },
+  });
 
   const erase = (authorId: string, query = '', bearer = author) =>
     call<Accepted & { dryRun?: boolean; errors?: { name: string }[] }>(
       'DELETE',
-      `${system.api}/api/authors/${encodeURIComponent(authorId)}/videos${query}`,
+      `${boot.system.api}/api/authors/${encodeURIComponent(authorId)}/videos${query}`,
       bearer,
     );
   const read = (erasureId: string, bearer = author) =>
-    call<ErasureBody>('GET', `${system.api}/api/erasures/${erasureId}`, bearer);
+    call<ErasureBody>('GET', `${boot.system.api}/api/erasures/${erasureId}`, bearer);
   const states = async (ids: string[]) => {
-    const rows: { state: string; n: number | string }[] = await context.dataSource.query(
+    const rows: { state: string; n: number | string }[] = await boot.context.dataSource.query(
       'SELECT state, COUNT(*) AS n FROM videos WHERE id IN (?) GROUP BY state',
       [ids],
     );
     return Object.fromEntries(rows.map((row) => [row.state, Number(row.n)]));
   };
   const erasureRows = async (authorId: string) => {
-    const [row] = await context.dataSource.query<{ n: number | string }[]>(
+    const [row] = await boot.context.dataSource.query<{ n: number | string }[]>(
       'SELECT COUNT(*) AS n FROM erasures WHERE author_id = ?',
       [authorId],
     );
@@ -98,10 +88,10 @@ describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId
   });
 
   it('counts in a dry run and changes nothing', async () => {
-    const ids = await seedVideos(context, 7, { authorId: 'erase-dry' });
+    const ids = await seedVideos(boot.context, 7, { authorId: 'erase-dry' });
     const owner = token('erase-dry');
-    await call('DELETE', `${system.api}/api/videos/${ids[0]!}`, owner);
-    await call('DELETE', `${system.api}/api/videos/${ids[1]!}?permanent=true`, owner);
+    await call('DELETE', `${boot.system.api}/api/videos/${ids[0]!}`, owner);
+    await call('DELETE', `${boot.system.api}/api/videos/${ids[1]!}?permanent=true`, owner);
     // Active and soft-deleted videos count; one already being deleted does not.
     for (const [query, bearer] of [
       ['?dryRun=TRUE', owner],
@@ -118,9 +108,9 @@ describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId
   });
 
   it('soft-erases: 202 at once, the same erasure to every request while it runs, then every video soft-deleted', async () => {
-    const ids = await seedVideos(context, 45, { authorId: 'erase-author' });
-    const other = await seedVideos(context, 3, { authorId: 'erase-bystander' });
-    await call('DELETE', `${system.api}/api/videos/${ids[0]!}?retentionDays=1`, author);
+    const ids = await seedVideos(boot.context, 45, { authorId: 'erase-author' });
+    const other = await seedVideos(boot.context, 3, { authorId: 'erase-bystander' });
+    await call('DELETE', `${boot.system.api}/api/videos/${ids[0]!}?retentionDays=1`, author);
 
     // Racing requests, from the author and an admin: one erasure, whoever wins.
     const answers = await Promise.all([
@@ -143,8 +133,8 @@ describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId
     });
 
     // The worker starts now, with batches of 20: three transactions.
-    await system.startWorker();
-    const { final, seen } = await followErasure(system.api, first.body.erasureId.toUpperCase(), author, {
+    await boot.system.startWorker();
+    const { final, seen } = await followErasure(boot.system.api, first.body.erasureId.toUpperCase(), author, {
       timeoutMs: 60_000,
     });
     expect(final).toMatchObject({
@@ -159,7 +149,7 @@ describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId
     expect(await states(ids)).toEqual({ soft_deleted: 45 });
     expect(await states(other)).toEqual({ active: 3 });
     const rows: { deleted_at: Date; purge_at: Date; deletion_requested_by: string }[] =
-      await context.dataSource.query(
+      await boot.context.dataSource.query(
         'SELECT deleted_at, purge_at, deletion_requested_by FROM videos WHERE id IN (?)',
         [ids],
       );
@@ -167,43 +157,46 @@ describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId
     expect(rows.filter((row) => row.purge_at.getTime() - row.deleted_at.getTime() !== 5 * DAY)).toEqual([]);
     // The completion marked every event of the author erased; no receiver is configured, so none was
     // pending and the prune right after the commit deletes them all.
-    expect(await unerasedEvents(context, 'erase-author')).toBe(0);
-    expect(await outboxForgets(context, 'erase-author', [...ids, final.erasureId], 15_000)).toEqual({
+    expect(await unerasedEvents(boot.context, 'erase-author')).toBe(0);
+    expect(await outboxForgets(boot.context, 'erase-author', [...ids, final.erasureId], 15_000)).toEqual({
       events: 0,
       deliveries: 0,
     });
-    expect(await outboxMentions(context, 'erase-bystander', other)).toEqual({ events: 0, deliveries: 0 });
+    expect(await outboxMentions(boot.context, 'erase-bystander', other)).toEqual({
+      events: 0,
+      deliveries: 0,
+    });
 
     // Completed: a new request starts a new erasure.
     const again = await erase('erase-author', '?dryRun=false');
     expect(again.status).toBe(202);
     expect(again.body.erasureId).not.toBe(first.body.erasureId);
-    await followErasure(system.api, again.body.erasureId, author, { timeoutMs: 30_000 });
+    await followErasure(boot.system.api, again.body.erasureId, author, { timeoutMs: 30_000 });
   }, 120_000);
 
   it('permanently erases: completes only once every video is purged, media and index included', async () => {
-    const ids = await seedVideos(context, 30, { authorId: 'erase-forever', objectsPerVideo: 2 });
+    const ids = await seedVideos(boot.context, 30, { authorId: 'erase-forever', objectsPerVideo: 2 });
     const started = await erase('erase-forever', '?permanent=true', admin);
     expect(started).toMatchObject({ status: 202, body: { videos: 30 } });
-    const { final } = await followErasure(system.api, started.body.erasureId, token('erase-forever'), {
+    const { final } = await followErasure(boot.system.api, started.body.erasureId, token('erase-forever'), {
       timeoutMs: 90_000,
     });
     expect(final).toMatchObject({ mode: 'permanent', total: 30, done: 30 });
-    const left = await authorRemains(context, ids);
+    const left = await authorRemains(boot.context, ids);
     expect(left).toEqual({ rows: {}, audits: 30, auditedOnce: true, objects: 0, documents: 0 });
-    const purgedAt: { last: Date }[] = await context.dataSource.query(
+    const purgedAt: { last: Date }[] = await boot.context.dataSource.query(
       "SELECT MAX(purged_at) AS last FROM deletion_audit WHERE video_id IN (?) AND reason = 'permanent' AND requested_by = 'erase-admin'",
       [ids],
     );
     expect(Date.parse(final.completedAt!)).toBeGreaterThanOrEqual(purgedAt[0]!.last.getTime());
-    expect(await unerasedEvents(context, 'erase-forever')).toBe(0);
-    expect(await outboxForgets(context, 'erase-forever', [...ids, final.erasureId], 15_000)).toEqual({
+    expect(await unerasedEvents(boot.context, 'erase-forever')).toBe(0);
+    expect(await outboxForgets(boot.context, 'erase-forever', [...ids, final.erasureId], 15_000)).toEqual({
       events: 0,
       deliveries: 0,
     });
     const receipt = await call<{ state: string; requestedBy: string }>(
       'GET',
-      `${system.api}/api/videos/${ids[0]!}/deletion`,
+      `${boot.system.api}/api/videos/${ids[0]!}/deletion`,
       token('erase-forever'),
     );
     expect(receipt.body).toMatchObject({ state: 'deleted', requestedBy: 'erase-admin' });
@@ -213,46 +206,39 @@ describe('DELETE /api/authors/{authorId}/videos and GET /api/erasures/{erasureId
 describe('a permanent erasure erases the author from the outbox once delivered (§10.4)', () => {
   const AUTHOR = 'outbox-erased-author';
   const OTHER = 'outbox-kept-author';
-  let context: TestContext;
   let receiver: WebhookReceiver;
-  let system: System;
 
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
     receiver = await startWebhookReceiver();
-    system = await startSystem({
-      ...webhookEnv([receiver.url]),
-      BULK_BATCH_SIZE: '20',
-      OUTBOX_PRUNE_INTERVAL_MS: '1000',
-    });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await receiver?.close();
-    await context?.close();
-  }, 60_000);
+  });
+  const boot = bootSystem({
+    system: {
+      env: () => ({ ...webhookEnv([receiver.url]), BULK_BATCH_SIZE: '20', OUTBOX_PRUNE_INTERVAL_MS: '1000' }),
+    },
+  });
+  afterAll(() => receiver?.close());
 
   it("delivers every event, erasure.completed once, then keeps no row about the author; another author's stay", async () => {
-    const ids = await seedVideos(context, 25, { authorId: AUTHOR });
-    const others = await seedVideos(context, 2, { authorId: OTHER });
+    const ids = await seedVideos(boot.context, 25, { authorId: AUTHOR });
+    const others = await seedVideos(boot.context, 2, { authorId: OTHER });
     // Events before the erasure, of both authors.
     for (const [id, owner] of [
       [ids[0]!, AUTHOR],
       [others[0]!, OTHER],
     ] as const) {
-      expect((await call('DELETE', `${system.api}/api/videos/${id}`, token(owner))).status).toBe(200);
-      expect((await call('POST', `${system.api}/api/videos/${id}/restore`, token(owner))).status).toBe(200);
+      expect((await call('DELETE', `${boot.system.api}/api/videos/${id}`, token(owner))).status).toBe(200);
+      expect((await call('POST', `${boot.system.api}/api/videos/${id}/restore`, token(owner))).status).toBe(
+        200,
+      );
     }
     const started = await call<Accepted>(
       'DELETE',
-      `${system.api}/api/authors/${AUTHOR}/videos?permanent=true`,
+      `${boot.system.api}/api/authors/${AUTHOR}/videos?permanent=true`,
       token(AUTHOR),
     );
     expect(started).toMatchObject({ status: 202, body: { videos: 25 } });
     const { erasureId } = started.body;
-    await followErasure(system.api, erasureId, token(AUTHOR), { timeoutMs: 90_000 });
+    await followErasure(boot.system.api, erasureId, token(AUTHOR), { timeoutMs: 90_000 });
 
     // Receivers learn of the deletion (one event, whatever the repeats), then the outbox forgets it.
     const completions = () =>
@@ -264,7 +250,7 @@ describe('a permanent erasure erases the author from the outbox once delivered (
     await waitFor('erasure.completed delivered', () =>
       Promise.resolve(completions().size > 0 ? true : undefined),
     );
-    expect(await outboxForgets(context, AUTHOR, [...ids, erasureId], 30_000)).toEqual({
+    expect(await outboxForgets(boot.context, AUTHOR, [...ids, erasureId], 30_000)).toEqual({
       events: 0,
       deliveries: 0,
     });
@@ -275,14 +261,14 @@ describe('a permanent erasure erases the author from the outbox once delivered (
     // Two events before the erasure, a deletion start and a purge per video, the completion.
     expect(new Set(received.map((event) => event.id)).size).toBe(2 + 2 * 25 + 1);
     // The completion among them: each body parses with the schema the OpenAPI document publishes.
-    expect(publishedSchemaViolations(await fetchPublishedBodySchemas(system.api), received)).toEqual([]);
+    expect(publishedSchemaViolations(await fetchPublishedBodySchemas(boot.system.api), received)).toEqual([]);
 
-    const kept: { author_id: string; n: string }[] = await context.dataSource.query(
+    const kept: { author_id: string; n: string }[] = await boot.context.dataSource.query(
       'SELECT author_id, COUNT(*) AS n FROM outbox_events GROUP BY author_id',
     );
     expect(kept.map((row) => [row.author_id, Number(row.n)])).toEqual([[OTHER, 2]]);
     await waitFor("the other author's events delivered, and kept", async () => {
-      const [row] = await context.dataSource.query<{ n: string }[]>(
+      const [row] = await boot.context.dataSource.query<{ n: string }[]>(
         "SELECT COUNT(*) AS n FROM webhook_deliveries WHERE subject = ? AND state = 'delivered'",
         [others[0]],
       );

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
+import { bootSystem } from '../support/boot';
 import { seedVideos } from '../support/seed';
-import { startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { token } from '../support/system';
 
 /** How many generated requests `npm test` sends; `npm run chaos` sends 10,000. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_500);
@@ -113,27 +113,17 @@ const auth = fc.oneof(
 );
 
 describe('fuzzing every route and parameter', () => {
-  let context: TestContext;
-  let system: System;
   const seen = new Map<number, number>();
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    await seedVideos(context, 20, { authorId: 'author-1' });
-    system = await startSystem({}, { worker: false });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  const boot = bootSystem({
+    seed: (context) => seedVideos(context, 20, { authorId: 'author-1' }),
+    system: { worker: false },
+  });
 
   it(`answers ${RUNS} generated requests without a 500, every error as problem+json`, async () => {
     await fc.assert(
       fc.asyncProperty(route, query, auth, async ({ method, path }, params, authorization) => {
         const search = params.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-        const response = await fetch(`${system.api}${path}${search ? `?${search}` : ''}`, {
+        const response = await fetch(`${boot.system.api}${path}${search ? `?${search}` : ''}`, {
           method,
           headers: authorization ? { authorization } : {},
           signal: AbortSignal.timeout(15_000),
@@ -150,6 +140,6 @@ describe('fuzzing every route and parameter', () => {
     );
     // The run reached past authentication and validation into the handlers.
     expect([...seen.keys()]).toEqual(expect.arrayContaining([200, 400, 401, 404]));
-    expect((await fetch(`${system.api}/health/ready`)).status).toBe(200);
+    expect((await fetch(`${boot.system.api}/health/ready`)).status).toBe(200);
   }, 300_000);
 });

@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { bootSystem } from '../support/boot';
 import { waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
-import { startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { token } from '../support/system';
 import type { Answer, Problem, VideoApiCalls } from './generated-client/expected';
 
 const ROOT = resolve(__dirname, '../..');
@@ -39,16 +39,12 @@ function expectProblem(answer: Answer<unknown>, status: number): Problem {
 }
 
 describe('a client generated from /docs-json (openapi-typescript + openapi-fetch)', () => {
-  let context: TestContext;
-  let system: System;
   let api: VideoApiCalls;
   let videoId: string;
+  const boot = bootSystem({ system: { worker: false } });
 
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    system = await startSystem({}, { worker: false });
-    [videoId] = (await seedVideos(context, 1, {
+    [videoId] = (await seedVideos(boot.context, 1, {
       title: () => 'Generated wombat client',
       authorId: 'client-author',
     })) as [string];
@@ -56,16 +52,11 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
     // stop it loading; the first test type-checks it against the fresh ones.
     api = jest
       .requireActual<{ videoApiCalls(baseUrl: string): VideoApiCalls }>('./generated-client/calls')
-      .videoApiCalls(system.api);
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 30_000);
+      .videoApiCalls(boot.system.api);
+  }, 60_000);
 
   it('generates types from the served document that the calls compile against', async () => {
-    const ast = await openapiTS(new URL('/docs-json', system.api), { silent: true });
+    const ast = await openapiTS(new URL('/docs-json', boot.system.api), { silent: true });
     const source = astToString(ast);
     for (const id of [
       'listVideoSearch',
@@ -84,7 +75,7 @@ describe('a client generated from /docs-json (openapi-typescript + openapi-fetch
     }
     await writeFile(
       resolve(CLIENT_DIR, 'video-api.ts'),
-      `// Generated from ${system.api}/docs-json by openapi-typescript; do not edit.\n${source}`,
+      `// Generated from ${boot.system.api}/docs-json by openapi-typescript; do not edit.\n${source}`,
     );
     expect(await typecheck(90_000)).toBe('');
   }, 120_000);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { bootSystem } from '../support/boot';
 import { jsonLogLines, waitFor } from '../support/processes';
-import { call, startSystem, token, type ApiResponse, type System } from '../support/system';
-import { ensureTestIndex } from '../support/test-context';
+import { call, token, type ApiResponse } from '../support/system';
 
 /** Small enough to reach in a test, the window long enough not to reset during it. */
 const POINTS = 3;
@@ -43,34 +43,30 @@ function expectProblem(response: ApiResponse, status: number): void {
 }
 
 describe('response headers (OWASP REST Security Cheat Sheet)', () => {
-  let system: System;
-
-  beforeAll(async () => {
-    await ensureTestIndex();
-    system = await startSystem(
-      {
+  const boot = bootSystem({
+    reset: false,
+    system: {
+      env: {
         LOG_LEVEL: 'info',
         RATE_LIMIT_POINTS: String(POINTS),
         RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
         ADMIN_USERNAME: ADMIN.username,
         ADMIN_PASSWORD: ADMIN.password,
       },
-      { worker: false },
-    );
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
+      worker: false,
+    },
   });
 
-  const api = (path: string) => `${system.api}${path}`;
+  const api = (path: string) => `${boot.system.api}${path}`;
 
   /** The API's `request completed` line of the request with this id, once it is written. */
   const logLine = (id: string) =>
     waitFor(
       `the log line of request ${id}`,
       () =>
-        Promise.resolve(jsonLogLines<{ req: { url: string } }>(system.processes[0]!, `"reqId":"${id}"`)[0]),
+        Promise.resolve(
+          jsonLogLines<{ req: { url: string } }>(boot.system.processes[0]!, `"reqId":"${id}"`)[0],
+        ),
       { timeoutMs: 5_000, intervalMs: 100 },
     );
 

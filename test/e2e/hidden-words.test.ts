@@ -2,11 +2,11 @@ import type { estypes } from '@elastic/elasticsearch';
 import fc from 'fast-check';
 import { typoSuggestions } from '@app/api/search/engine/suggest-query.builder';
 import { VideoState } from '@app/shared/video/video-state';
+import { bootSystem } from '../support/boot';
 import { followErasure } from '../support/erasures';
 import { waitFor } from '../support/processes';
 import { seedVideos, waitUntilGone } from '../support/seed';
-import { call, startSystem, token, type ApiResponse, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token, type ApiResponse } from '../support/system';
 
 /** Whoever searches: none of the hidden videos is theirs. */
 const stranger = token('hidden-words-stranger');
@@ -122,43 +122,43 @@ function readable(answer: ApiResponse<unknown>): string {
 }
 
 describe('nothing reveals a hidden video (contract §7)', () => {
-  let context: TestContext;
-  let system: System;
   let activeId: string;
   /** What no answer to the stranger may contain: every hidden word, video id and author id. */
   let secrets: string[];
+  const boot = bootSystem({
+    seed: async (context) => {
+      for (const video of HIDDEN) {
+        const { title, description, tag, speaker, event } = video.words;
+        [video.id] = await seedVideos(context, 1, {
+          authorId: video.authorId,
+          title: () => capitalised(title),
+          description: () => `Notes on ${description} and ${COMMON}.`,
+          tags: () => [tag, COMMON],
+          speakers: () => [capitalised(speaker)],
+          event: () => capitalised(event),
+          publishedAt: () => new Date(Date.UTC(video.year, 4, 1)),
+        });
+      }
+      const [active] = await seedVideos(context, 1, {
+        authorId: 'active-author',
+        title: () => `${capitalised(ACTIVE_WORD)} ${COMMON}`,
+        publishedAt: () => new Date(Date.UTC(2021, 0, 1)),
+      });
+      activeId = active!;
+      await seedVideos(context, 4, {
+        authorId: 'active-author',
+        title: (i) => `${capitalised(COMMON)} basics ${i}`,
+        description: () => `Notes on soil and ${COMMON}.`,
+        publishedAt: (i) => new Date(Date.UTC(2020, 0, 1 + i)),
+      });
+    },
+    // The erasure below completes once its purges are done, which the purge sweep notices.
+    system: { env: { PURGE_SWEEP_INTERVAL_MS: '1000' } },
+  });
 
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    for (const video of HIDDEN) {
-      const { title, description, tag, speaker, event } = video.words;
-      [video.id] = await seedVideos(context, 1, {
-        authorId: video.authorId,
-        title: () => capitalised(title),
-        description: () => `Notes on ${description} and ${COMMON}.`,
-        tags: () => [tag, COMMON],
-        speakers: () => [capitalised(speaker)],
-        event: () => capitalised(event),
-        publishedAt: () => new Date(Date.UTC(video.year, 4, 1)),
-      });
-    }
-    const [active] = await seedVideos(context, 1, {
-      authorId: 'active-author',
-      title: () => `${capitalised(ACTIVE_WORD)} ${COMMON}`,
-      publishedAt: () => new Date(Date.UTC(2021, 0, 1)),
-    });
-    activeId = active!;
-    await seedVideos(context, 4, {
-      authorId: 'active-author',
-      title: (i) => `${capitalised(COMMON)} basics ${i}`,
-      description: () => `Notes on soil and ${COMMON}.`,
-      publishedAt: (i) => new Date(Date.UTC(2020, 0, 1 + i)),
-    });
-    system = await startSystem({});
-
     const [soft, purged, erased] = HIDDEN.map((video) => ({ id: video.id!, owner: token(video.authorId) }));
-    const api = system.api;
+    const api = boot.system.api;
     expect((await call('DELETE', `${api}/api/videos/${soft!.id}`, soft!.owner)).status).toBe(200);
     expect(
       (await call('DELETE', `${api}/api/videos/${purged!.id}?permanent=true`, purged!.owner)).status,
@@ -171,14 +171,14 @@ describe('nothing reveals a hidden video (contract §7)', () => {
     expect(erasure.status).toBe(202);
     const { final } = await followErasure(api, erasure.body.erasureId, erased!.owner, { timeoutMs: 60_000 });
     expect(final).toMatchObject({ state: 'completed', done: 1 });
-    await waitUntilGone(context, [purged!.id, erased!.id]);
+    await waitUntilGone(boot.context, [purged!.id, erased!.id]);
     // The index as the deletions left it: the soft-deleted video's document held as not active, the
     // others' removed (their terms stay in the engine's files until its segments merge).
     await waitFor(
       'the index to hold the deletions',
       async () => {
         const documents = await Promise.all(
-          HIDDEN.map((video) => context.indexInventory.document(video.id!)),
+          HIDDEN.map((video) => boot.context.indexInventory.document(video.id!)),
         );
         const [softDocument, ...gone] = documents;
         return softDocument?.state === VideoState.SoftDeleted && gone.every((document) => document === null)
@@ -187,20 +187,16 @@ describe('nothing reveals a hidden video (contract §7)', () => {
       },
       { timeoutMs: 30_000 },
     );
-    await context.indexAdmin.refresh();
+    await boot.context.indexAdmin.refresh();
     secrets = [...hiddenWords, ...HIDDEN.flatMap((video) => [video.id!, video.authorId])];
   }, 180_000);
 
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
-
-  const search = (query: string) => call<Page>('GET', `${system.api}/api/videos/search?${query}`, stranger);
+  const search = (query: string) =>
+    call<Page>('GET', `${boot.system.api}/api/videos/search?${query}`, stranger);
   const suggest = (q: string) =>
     call<{ items: { id: string; title: string }[] }>(
       'GET',
-      `${system.api}/api/videos/suggest?q=${encodeURIComponent(q)}`,
+      `${boot.system.api}/api/videos/suggest?q=${encodeURIComponent(q)}`,
       stranger,
     );
 
@@ -235,8 +231,8 @@ describe('nothing reveals a hidden video (contract §7)', () => {
     // Without this, the searches below could pass because the engine had forgotten the words.
     for (const word of Object.values(HIDDEN[0]!.words)) {
       const typo = edited(word, { kind: 'substitute', at: 3, letter: 'q' });
-      const answer = await context.indexReads.search({
-        index: context.indexReads.alias,
+      const answer = await boot.context.indexReads.search({
+        index: boot.context.indexReads.alias,
         size: 0,
         suggest: typoSuggestions(typo),
       });

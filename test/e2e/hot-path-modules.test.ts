@@ -1,8 +1,8 @@
+import { bootSystem } from '../support/boot';
 import { startModuleProbe, type ModuleProbe } from '../support/module-probe';
 import { waitFor } from '../support/processes';
 import { remains, seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 const admin = token('boss', ['admin']);
 /** Each command this many times, after one warm-up run of each. */
@@ -22,32 +22,26 @@ const TEST_WITHIN_MS = 180_000;
  * after one warm-up run of each, and the module probe counts what they resolve meanwhile.
  */
 describe('the hot paths resolve no module per request', () => {
-  let context: TestContext;
   let probe: ModuleProbe;
-  let system: System;
 
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
+  beforeAll(() => {
     probe = startModuleProbe();
-    system = await startSystem({ ...probe.env, PURGE_SWEEP_INTERVAL_MS: '1000' });
-  }, START_WITHIN_MS);
-
-  afterAll(async () => {
-    await system?.stop();
-    probe?.remove();
-    await context?.close();
-  }, 60_000);
+  });
+  const boot = bootSystem({
+    system: { env: () => ({ ...probe.env, PURGE_SWEEP_INTERVAL_MS: '1000' }) },
+    timeoutMs: START_WITHIN_MS,
+  });
+  afterAll(() => probe?.remove());
 
   const ok = async (method: string, path: string) => {
-    const response = await call(method, `${system.api}${path}`, admin);
+    const response = await call(method, `${boot.system.api}${path}`, admin);
     expect({ method, path, status: response.status }).toEqual({ method, path, status: 200 });
   };
   const purged = (ids: string[]) =>
     waitFor(
       `purge of ${ids.length} videos`,
       async () => {
-        const left = await Promise.all(ids.map((id) => remains(context, id)));
+        const left = await Promise.all(ids.map((id) => remains(boot.context, id)));
         return left.every(({ row }) => row === null) ? left : undefined;
       },
       { timeoutMs: PURGE_WITHIN_MS },
@@ -65,13 +59,15 @@ describe('the hot paths resolve no module per request', () => {
   /** How often the API and the worker (in that order) have resolved each module so far. */
   const resolutions = () =>
     Promise.all(
-      system.processes.slice(0, 2).map((running) => probe.resolutions(running.child.pid!, PROBE_WITHIN_MS)),
+      boot.system.processes
+        .slice(0, 2)
+        .map((running) => probe.resolutions(running.child.pid!, PROBE_WITHIN_MS)),
     );
 
   it(
     'resolves modules at the first request of each kind, never again at each later one',
     async () => {
-      const ids = await seedVideos(context, 2 * (REQUESTS + 1), { title: (i) => `Hot path video ${i}` });
+      const ids = await seedVideos(boot.context, 2 * (REQUESTS + 1), { title: (i) => `Hot path video ${i}` });
       const [warmKept, ...kept] = ids.slice(0, REQUESTS + 1);
       const [warmRemoved, ...removed] = ids.slice(REQUESTS + 1);
       await commands([warmKept!], [warmRemoved!]);

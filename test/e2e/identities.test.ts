@@ -1,6 +1,6 @@
+import { bootSystem } from '../support/boot';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 import type { TrashOperationAccepted } from '../support/trash-operations';
 
 /**
@@ -40,40 +40,31 @@ interface ErasureAnswer {
 }
 
 describe('look-alike identities never see or change another author\u2019s data (§2)', () => {
-  let context: TestContext;
-  let system: System;
   /** Each owner's videos: [active, soft-deleted]. */
   const videos = new Map<string, { active: string; trashed: string }>();
+  // No worker: erasures stay `running`, so a second one for a look-alike would meet the first.
+  const boot = bootSystem({ system: { worker: false } });
 
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    // No worker: erasures stay `running`, so a second one for a look-alike would meet the first.
-    system = await startSystem({}, { worker: false });
     for (const owner of Object.keys(OWNERS)) {
-      const [active, trashed] = await seedVideos(context, 2, {
+      const [active, trashed] = await seedVideos(boot.context, 2, {
         authorId: owner,
         title: (n) => `Look-alike probe ${n}`,
       });
       const deleted = await call(
         'DELETE',
-        `${system.api}/api/videos/${trashed}?retentionDays=30`,
+        `${boot.system.api}/api/videos/${trashed}?retentionDays=30`,
         token(owner),
       );
       expect(deleted.status).toBe(200);
       videos.set(owner, { active: active!, trashed: trashed! });
     }
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
   }, 60_000);
 
-  const api = (path: string) => `${system.api}${path}`;
+  const api = (path: string) => `${boot.system.api}${path}`;
   const states = async () => {
     const rows: { id: string; author_id: string; state: string; version: number }[] =
-      await context.dataSource.query('SELECT id, author_id, state, version FROM videos ORDER BY id');
+      await boot.context.dataSource.query('SELECT id, author_id, state, version FROM videos ORDER BY id');
     return rows;
   };
 
@@ -203,9 +194,8 @@ describe('look-alike identities never see or change another author\u2019s data (
       expect([alike, own.status, own.body]).toEqual([alike, 200, { videos: 0 }]);
     }
     expect(await states()).toEqual(before);
-    const erasures: { author_id: string; active_author: string | null }[] = await context.dataSource.query(
-      'SELECT author_id, active_author FROM erasures',
-    );
+    const erasures: { author_id: string; active_author: string | null }[] =
+      await boot.context.dataSource.query('SELECT author_id, active_author FROM erasures');
     expect(erasures.map((row) => row.author_id).sort()).toEqual([...owners].sort());
   });
 });

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
+import { bootSystem } from '../support/boot';
 import { ENTRY, runProcess, waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type ApiResponse, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token, type ApiResponse } from '../support/system';
 
 /**
  * One identity rule at every entry (docs/contract.md §3): an author id is well-formed Unicode with
@@ -71,30 +71,29 @@ function expectRefusedAuthorId(response: ApiResponse): void {
 }
 
 describe('one identity rule at every entry (§3)', () => {
-  let context: TestContext;
-  let system: System;
   let active: string;
   let trashed: string;
   let erasureId: string;
+  const boot = bootSystem({ system: { env: { PURGE_SWEEP_INTERVAL_MS: '1000' } } });
 
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    system = await startSystem({ PURGE_SWEEP_INTERVAL_MS: '1000' });
-    const ids = await seedVideos(context, 3, { authorId: OWNER, title: (n) => `Identity rule probe ${n}` });
+    const ids = await seedVideos(boot.context, 3, {
+      authorId: OWNER,
+      title: (n) => `Identity rule probe ${n}`,
+    });
     [active, trashed] = ids as [string, string];
     const deleted = await call(
       'DELETE',
-      `${system.api}/api/videos/${trashed}?retentionDays=30`,
+      `${boot.system.api}/api/videos/${trashed}?retentionDays=30`,
       token(OWNER),
     );
     expect(deleted.status).toBe(200);
     // An erasure of another author, to have an erasure id to ask about (an author without videos
     // would be answered 200 with nothing written).
-    await seedVideos(context, 1, { authorId: 'erased-elsewhere', title: () => 'Identity rule erased' });
+    await seedVideos(boot.context, 1, { authorId: 'erased-elsewhere', title: () => 'Identity rule erased' });
     const asked = await call<{ erasureId: string }>(
       'DELETE',
-      `${system.api}/api/authors/erased-elsewhere/videos`,
+      `${boot.system.api}/api/authors/erased-elsewhere/videos`,
       admin,
     );
     expect(asked.status).toBe(202);
@@ -103,7 +102,7 @@ describe('one identity rule at every entry (§3)', () => {
     await waitFor(
       'the other erasure completed and its events gone',
       async () => {
-        const [row] = await context.dataSource.query<{ state: string; events: string }[]>(
+        const [row] = await boot.context.dataSource.query<{ state: string; events: string }[]>(
           `SELECT (SELECT state FROM erasures WHERE id = ?) AS state,
                   (SELECT COUNT(*) FROM outbox_events WHERE author_id = 'erased-elsewhere') AS events`,
           [erasureId],
@@ -112,21 +111,16 @@ describe('one identity rule at every entry (§3)', () => {
       },
       { timeoutMs: 60_000 },
     );
-  }, 120_000);
+  }, 90_000);
 
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
-
-  const api = (path: string) => `${system.api}${path}`;
+  const api = (path: string) => `${boot.system.api}${path}`;
 
   /** Every row, operation, erasure and event: what a refused request must leave as it was. */
   const everything = async () => ({
-    videos: await context.dataSource.query<unknown[]>(
+    videos: await boot.context.dataSource.query<unknown[]>(
       'SELECT id, author_id, state, version, deleted_at FROM videos ORDER BY id',
     ),
-    counts: await context.dataSource.query<unknown[]>(
+    counts: await boot.context.dataSource.query<unknown[]>(
       `SELECT (SELECT COUNT(*) FROM trash_operations) AS operations,
               (SELECT COUNT(*) FROM erasures) AS erasures,
               (SELECT COUNT(*) FROM outbox_events) AS events,
@@ -295,7 +289,7 @@ describe('one identity rule at every entry (§3)', () => {
       const invalid = escaped.length + raw.length;
       expect(result.output).toMatch(new RegExp(`Imported 1 of ${invalid + 1} records`));
       expect(result.output).toMatch(new RegExp(`${invalid} invalid\\.`));
-      const rows: { title: string; author_id: string }[] = await context.dataSource.query(
+      const rows: { title: string; author_id: string }[] = await boot.context.dataSource.query(
         "SELECT title, author_id FROM videos WHERE title LIKE 'Identity import%'",
       );
       expect(rows).toEqual([{ title: 'Identity import 0', author_id: 'y\uFFFD' }]);

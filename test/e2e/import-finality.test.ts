@@ -1,9 +1,9 @@
 import { mediaPrefix } from '@app/shared/storage/storage.service';
+import { bootSystem } from '../support/boot';
 import { followErasure } from '../support/erasures';
 import { importSample } from '../support/sample-import';
 import { waitUntilGone } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 const RECORDS = 300;
 const admin = token('finality-admin', ['admin']);
@@ -22,19 +22,7 @@ interface Row {
  * and a soft-deleted video stays soft-deleted.
  */
 describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
-  let context: TestContext;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    system = await startSystem({ PURGE_SWEEP_INTERVAL_MS: '1000', WORKER_CONCURRENCY: '8' });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  const boot = bootSystem({ system: { env: { PURGE_SWEEP_INTERVAL_MS: '1000', WORKER_CONCURRENCY: '8' } } });
 
   const importRecords = async () => {
     const result = await importSample(RECORDS, 100);
@@ -42,11 +30,11 @@ describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
     return result.output;
   };
   const rows = async (): Promise<Row[]> =>
-    context.dataSource.query('SELECT id, author_id, title, state, version FROM videos ORDER BY id');
+    boot.context.dataSource.query('SELECT id, author_id, title, state, version FROM videos ORDER BY id');
   const search = (q: string) =>
     call<{ items: { id: string }[] }>(
       'GET',
-      `${system.api}/api/videos/search?q=${encodeURIComponent(q)}&limit=100`,
+      `${boot.system.api}/api/videos/search?q=${encodeURIComponent(q)}&limit=100`,
       admin,
     );
 
@@ -71,20 +59,20 @@ describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
 
     for (const video of purged) {
       expect(
-        (await call('DELETE', `${system.api}/api/videos/${video.id}?permanent=true`, admin)).status,
+        (await call('DELETE', `${boot.system.api}/api/videos/${video.id}?permanent=true`, admin)).status,
       ).toBe(200);
     }
-    expect((await call('DELETE', `${system.api}/api/videos/${trashed.id}`, admin)).status).toBe(200);
+    expect((await call('DELETE', `${boot.system.api}/api/videos/${trashed.id}`, admin)).status).toBe(200);
     const erasure = await call<{ erasureId: string }>(
       'DELETE',
-      `${system.api}/api/authors/${encodeURIComponent(erasedAuthor)}/videos?permanent=true`,
+      `${boot.system.api}/api/authors/${encodeURIComponent(erasedAuthor)}/videos?permanent=true`,
       admin,
     );
     expect(erasure.status).toBe(202);
-    await followErasure(system.api, erasure.body.erasureId, admin, { timeoutMs: 60_000 });
+    await followErasure(boot.system.api, erasure.body.erasureId, admin, { timeoutMs: 60_000 });
     const gone = [...purged, ...erasedVideos];
     await waitUntilGone(
-      context,
+      boot.context,
       gone.map((video) => video.id),
     );
 
@@ -92,7 +80,7 @@ describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
     expect(output).toMatch(new RegExp(`Imported ${RECORDS - gone.length} of ${RECORDS} records`));
     expect(output).toMatch(new RegExp(` ${gone.length} skipped: deleted`));
     expect(output).toMatch(/ 0 refused /);
-    await context.indexAdmin.refresh();
+    await boot.context.indexAdmin.refresh();
 
     // Rows: the gone stay gone, the trashed stays trashed (its text may change, never its state).
     const after = new Map((await rows()).map((row) => [row.id, row]));
@@ -102,8 +90,8 @@ describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
     expect(after.size).toBe(RECORDS - gone.length);
 
     // Objects and documents.
-    const keys = await context.allMediaKeys();
-    const documents = new Set(await context.indexedIds());
+    const keys = await boot.context.allMediaKeys();
+    const documents = new Set(await boot.context.indexedIds());
     for (const video of gone) {
       expect(keys.filter((key) => key.startsWith(mediaPrefix(video.id)))).toEqual([]);
       expect(documents.has(video.id)).toBe(false);
@@ -123,14 +111,14 @@ describe('re-importing never brings a deleted video back (§9, §10.5)', () => {
     for (const video of gone) {
       const receipt = await call<{ state: string; reason: string }>(
         'GET',
-        `${system.api}/api/videos/${video.id}/deletion`,
+        `${boot.system.api}/api/videos/${video.id}/deletion`,
         admin,
       );
       expect([video.id, receipt.status, receipt.body.state]).toEqual([video.id, 200, 'deleted']);
     }
     const trashedReceipt = await call<{ state: string }>(
       'GET',
-      `${system.api}/api/videos/${trashed.id}/deletion`,
+      `${boot.system.api}/api/videos/${trashed.id}/deletion`,
       admin,
     );
     expect(trashedReceipt.body.state).toBe('soft_deleted');

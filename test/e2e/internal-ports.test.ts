@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { tcpOpen } from '../../scripts/services/wait.ts';
+import { bootSystem } from '../support/boot';
 import { startService, type StartedService } from '../support/processes';
-import { startSystem, type System } from '../support/system';
 import { ensureTestIndex } from '../support/test-context';
 
 /** An IPv4 address of this machine other than loopback: where a neighbour would connect. */
@@ -28,31 +28,22 @@ describe('internal ports (§9)', () => {
   const address = ADDRESS;
 
   describe('with INTERNAL_HOST unset (127.0.0.1)', () => {
-    let system: System;
-
-    beforeAll(async () => {
-      await ensureTestIndex();
-      system = await startSystem();
-    }, 120_000);
-
-    afterAll(async () => {
-      await system?.stop();
-    }, 60_000);
+    const boot = bootSystem({ reset: false });
 
     it('the public port answers on an address other than loopback, the metrics and worker ports do not', async () => {
       // The public port on that address shows the address is reachable at all.
-      expect(await tcpOpen(address, portOf(system.api))).toBe(true);
-      const live = await fetch(`http://${address}:${portOf(system.api)}/health/live`, {
+      expect(await tcpOpen(address, portOf(boot.system.api))).toBe(true);
+      const live = await fetch(`http://${address}:${portOf(boot.system.api)}/health/live`, {
         signal: AbortSignal.timeout(5_000),
       });
       expect(live.status).toBe(200);
-      for (const internal of [system.apiMetrics, system.workerHealth]) {
+      for (const internal of [boot.system.apiMetrics, boot.system.workerHealth]) {
         expect([internal, await tcpOpen(address, portOf(internal))]).toEqual([internal, false]);
         expect([internal, await tcpOpen('127.0.0.1', portOf(internal))]).toEqual([internal, true]);
       }
-      const scrape = await fetch(`${system.apiMetrics}/metrics`, { signal: AbortSignal.timeout(5_000) });
+      const scrape = await fetch(`${boot.system.apiMetrics}/metrics`, { signal: AbortSignal.timeout(5_000) });
       expect(scrape.status).toBe(200);
-      const ready = await fetch(`${system.workerHealth}/health/ready`, {
+      const ready = await fetch(`${boot.system.workerHealth}/health/ready`, {
         signal: AbortSignal.timeout(5_000),
       });
       expect(ready.status).toBe(200);

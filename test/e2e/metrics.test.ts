@@ -1,10 +1,9 @@
 import { Redis } from 'ioredis';
 import { SCRAPE_REUSE_MS } from '@app/shared/metrics/metrics.service';
+import { bootSystem } from '../support/boot';
 import { sleep, waitFor } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 /**
  * Scrapes in a row, spread over several SCRAPE_REUSE_MS, so that the registry is serialised
@@ -30,38 +29,26 @@ async function commandsRun(redis: Redis): Promise<number> {
  * test's own, so every command that Redis counts is the API's.
  */
 describe('API metrics', () => {
-  let context: TestContext;
-  let redis: OwnRedis;
   let client: Redis;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    redis = await startOwnRedis();
-    client = new Redis(redis.url);
+  const boot = bootSystem({
+    redis: 'own',
     // Longer than the test: after the read at start, none is due while it scrapes.
-    system = await startSystem(
-      { REDIS_URL: redis.url, METRICS_REFRESH_INTERVAL_MS: '600000' },
-      { worker: false },
-    );
-  }, 120_000);
+    system: { env: { METRICS_REFRESH_INTERVAL_MS: '600000' }, worker: false },
+  });
 
-  afterAll(async () => {
-    client?.disconnect();
-    await system?.stop();
-    await redis?.stop();
-    await context?.close();
-  }, 60_000);
+  beforeAll(() => {
+    client = new Redis(boot.redis.url);
+  });
+  afterAll(() => client?.disconnect());
 
   const scrape = async () => {
-    const response = await fetch(`${system.apiMetrics}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    const response = await fetch(`${boot.system.apiMetrics}/metrics`, { signal: AbortSignal.timeout(5_000) });
     expect(response.status).toBe(200);
     return response.text();
   };
 
   it('serves /metrics on METRICS_PORT without a token, and nothing of it on the public port', async () => {
-    const response = await fetch(`${system.apiMetrics}/metrics`);
+    const response = await fetch(`${boot.system.apiMetrics}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await response.text()).toContain('http_request_duration_seconds');
@@ -70,11 +57,11 @@ describe('API metrics', () => {
     expect(await scrape()).toBe(await scrape());
 
     for (const bearer of [undefined, token('operator', ['admin'])]) {
-      const onPublicPort = await call('GET', `${system.api}/metrics`, bearer);
+      const onPublicPort = await call('GET', `${boot.system.api}/metrics`, bearer);
       expect(onPublicPort.status).toBe(404);
       expect(onPublicPort.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     }
-    const elsewhere = await call('GET', `${system.apiMetrics}/api/videos/search?q=x`);
+    const elsewhere = await call('GET', `${boot.system.apiMetrics}/api/videos/search?q=x`);
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   });
@@ -92,8 +79,8 @@ describe('API metrics', () => {
       return times.every((t) => t !== undefined) ? times : undefined;
     });
     // A purge due 90 s ago, which a scrape reading MySQL would report at once.
-    const [id] = await seedVideos(context, 1);
-    await context.dataSource.query(
+    const [id] = await seedVideos(boot.context, 1);
+    await boot.context.dataSource.query(
       "UPDATE videos SET state = 'soft_deleted', deleted_at = ?, purge_at = ? WHERE id = ?",
       [new Date(Date.now() - 120_000), new Date(Date.now() - 90_000), id],
     );

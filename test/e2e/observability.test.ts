@@ -9,9 +9,9 @@ import {
   TARGET_LABELS,
   type MetricType,
 } from '../support/observability';
+import { bootSystem } from '../support/boot';
 import { waitFor } from '../support/processes';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 /** How long the processes get to export everything: their first read of the stores comes at start. */
 const EXPORTED_WITHIN_MS = 60_000;
@@ -30,28 +30,24 @@ async function scrape(base: string): Promise<string> {
  * and TYPE, which is what names it.
  */
 describe('the dashboard’s and the alerting rules’ metrics, on the running API and worker', () => {
-  let context: TestContext;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    system = await startSystem();
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  const boot = bootSystem();
 
   it(
     'exports every metric they name, and the series they select by label value',
     async () => {
       // A search, so that the search route has its series (the rules and panels select it by route).
-      const search = await call('GET', `${system.api}/api/videos/search?q=observability`, token('operator'));
+      const search = await call(
+        'GET',
+        `${boot.system.api}/api/videos/search?q=observability`,
+        token('operator'),
+      );
       expect(search.status).toBe(200);
       // A deletion of a video that does not exist, so that DELETE has its series (the write path's rules).
-      const deletion = await call('DELETE', `${system.api}/api/videos/${randomUUID()}`, token('operator'));
+      const deletion = await call(
+        'DELETE',
+        `${boot.system.api}/api/videos/${randomUUID()}`,
+        token('operator'),
+      );
       expect(deletion.status).toBe(404);
 
       // Other exporters' metrics are not the processes' to export, and the labels of a target are
@@ -70,7 +66,9 @@ describe('the dashboard’s and the alerting rules’ metrics, on the running AP
       const exported = await waitFor(
         'every metric of the dashboard and the rules exported',
         async () => {
-          const expositions = await Promise.all([system.apiMetrics, system.workerHealth].map(scrape));
+          const expositions = await Promise.all(
+            [boot.system.apiMetrics, boot.system.workerHealth].map(scrape),
+          );
           const families = new Map<string, MetricType>();
           for (const exposition of expositions) {
             for (const [family, type] of exportedFamilies(exposition)) families.set(family, type);

@@ -1,7 +1,7 @@
 import type { Readiness } from '@app/shared/health/health.schema';
+import { bootSystem } from '../support/boot';
 import { waitFor } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
-import { call, startSystem, token, type System } from '../support/system';
+import { call, token } from '../support/system';
 
 async function readiness(url: string): Promise<{ code: number; body: Readiness }> {
   const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
@@ -15,21 +15,15 @@ async function readiness(url: string): Promise<{ code: number; body: Readiness }
  * it is back.
  */
 describe('readiness reports the dependencies and stays in service', () => {
-  let redis: OwnRedis;
-  let system: System | undefined;
   const urls: string[] = [];
+  // Each on free ports (the API's metrics too), each waited for until ready. Once Redis came back
+  // empty, the worker's queue consumers take until SHUTDOWN_TIMEOUT_MS to close: a second bounds
+  // the stop at the end, which this file does not check.
+  const boot = bootSystem({ reset: false, redis: 'own', system: { env: { SHUTDOWN_TIMEOUT_MS: '1000' } } });
 
-  beforeAll(async () => {
-    redis = await startOwnRedis();
-    // Each on free ports (the API's metrics too), each waited for until ready.
-    system = await startSystem({ REDIS_URL: redis.url });
-    urls.push(`${system.api}/health/ready`, `${system.workerHealth}/health/ready`);
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await redis.stop();
-  }, 60_000);
+  beforeAll(() => {
+    urls.push(`${boot.system.api}/health/ready`, `${boot.system.workerHealth}/health/ready`);
+  });
 
   it('is live and ready with every dependency up', async () => {
     for (const url of urls) {
@@ -42,7 +36,7 @@ describe('readiness reports the dependencies and stays in service', () => {
   });
 
   it('stays ready while Redis is down, naming it, and a search is still answered', async () => {
-    await redis.stop();
+    await boot.redis.stop();
     for (const url of urls) {
       const degraded = await waitFor('Redis reported down', async () => {
         const result = await readiness(url);
@@ -57,12 +51,12 @@ describe('readiness reports the dependencies and stays in service', () => {
     }
     const search = await call(
       'GET',
-      `${system!.api}/api/videos/search?q=readiness`,
+      `${boot.system.api}/api/videos/search?q=readiness`,
       token('readiness-reader'),
     );
     expect(search.status).toBe(200);
 
-    await redis.start();
+    await boot.redis.start();
     for (const url of urls)
       await waitFor('every dependency up again', async () =>
         (await readiness(url)).body.status === 'ok' ? true : undefined,

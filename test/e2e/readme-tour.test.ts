@@ -2,10 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { bootSystem } from '../support/boot';
 import { ROOT } from '../support/processes';
 import { importSample } from '../support/sample-import';
-import { startSystem, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
 
 /** Where the tour's blocks say the demo's API is; the test points them at its own system. */
 const DEMO_API = 'http://127.0.0.1:3000';
@@ -34,33 +33,27 @@ export function tourBlocks(readme: string): string[] {
  * other end-to-end tests start one, with the demo's secrets and a slice of the sample.
  */
 describe("the README's tour", () => {
-  let context: TestContext;
-  let system: System;
   let dir: string;
   const blocks = tourBlocks(readFileSync(resolve(ROOT, 'README.md'), 'utf8'));
 
-  beforeAll(async () => {
+  beforeAll(() => {
     if (spawnSync('jq', ['--version']).status !== 0) {
       throw new Error('the README tour needs jq: install the Debian package `jq` (apt-get install jq)');
     }
-    context = await openTestContext();
-    await context.reset();
-    expect(await importSample(RECORDS, 500)).toMatchObject({ code: 0 });
-    system = await startSystem(DEMO_ENV);
     dir = mkdtempSync(join(tmpdir(), 'readme-tour-'));
     writeFileSync(join(dir, 'state'), '');
-  }, 300_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  });
+  const boot = bootSystem({
+    seed: async () => expect(await importSample(RECORDS, 500)).toMatchObject({ code: 0 }),
+    system: { env: DEMO_ENV },
+    timeoutMs: 300_000,
+  });
+  afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
 
   /** Runs one block in bash with the state the earlier blocks left; its stdout. */
   const run = (block: string): string => {
     const state = join(dir, 'state');
-    const script = `set -eo pipefail\nset -a\nsource ${state}\n${block.replaceAll(DEMO_API, system.api)}\nexport -p > ${state}\n`;
+    const script = `set -eo pipefail\nset -a\nsource ${state}\n${block.replaceAll(DEMO_API, boot.system.api)}\nexport -p > ${state}\n`;
     const result = spawnSync('bash', ['-c', script], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     expect({ block, status: result.status, stderr: result.stderr }).toMatchObject({ status: 0 });
     return result.stdout;

@@ -1,7 +1,7 @@
+import { bootSystem } from '../support/boot';
 import { waitFor } from '../support/processes';
 import { remains, seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 const author = token('receipt-author');
 const stranger = token('receipt-stranger');
@@ -19,30 +19,26 @@ interface Receipt {
 }
 
 describe('GET /api/videos/{id}/deletion (contract §10.3)', () => {
-  let context: TestContext;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    system = await startSystem({ PURGE_SWEEP_INTERVAL_MS: '1000' });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  const boot = bootSystem({ system: { env: { PURGE_SWEEP_INTERVAL_MS: '1000' } } });
 
   const receipt = (id: string, bearer?: string) =>
-    call<Receipt>('GET', `${system.api}/api/videos/${id}/deletion`, bearer);
+    call<Receipt>('GET', `${boot.system.api}/api/videos/${id}/deletion`, bearer);
   const del = (id: string, query: string, bearer = author) =>
-    call<{ deletedAt: string; purgeAt: string }>('DELETE', `${system.api}/api/videos/${id}${query}`, bearer);
+    call<{ deletedAt: string; purgeAt: string }>(
+      'DELETE',
+      `${boot.system.api}/api/videos/${id}${query}`,
+      bearer,
+    );
   const seed = async (objectsPerVideo = 2) =>
-    (await seedVideos(context, 1, { authorId: 'receipt-author', objectsPerVideo }))[0]!;
+    (await seedVideos(boot.context, 1, { authorId: 'receipt-author', objectsPerVideo }))[0]!;
   const gone = (id: string) =>
-    waitFor(`purge of ${id}`, async () => ((await remains(context, id)).row === null ? true : undefined), {
-      timeoutMs: 30_000,
-    });
+    waitFor(
+      `purge of ${id}`,
+      async () => ((await remains(boot.context, id)).row === null ? true : undefined),
+      {
+        timeoutMs: 30_000,
+      },
+    );
 
   it('needs a token, a valid id, and answers 404 for an active video or one that never existed', async () => {
     const id = await seed();

@@ -1,14 +1,15 @@
 import { connect, type Socket } from 'node:net';
 import { DASHBOARD_PATH } from '@app/api/admin/dashboard-path';
+import { bootSystem } from '../support/boot';
 import { rssKb, waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
-import { startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { token } from '../support/system';
 
 /**
  * What one caller can make a process hold (docs/contract.md §4): a body the route does not take is
  * refused before it is read, whoever sends it, and the connection closed; a client that trickles its
  * headers is cut off. Raw sockets, since a well-behaved client library would not misbehave so.
+ * @runs-alone: it measures the API's memory around 200 sockets.
  */
 const HEADERS_TIMEOUT_MS = 2_000;
 const AUTHOR = 'bounds-author';
@@ -49,43 +50,36 @@ function rawRequest(url: string, head: string, body = ''): Promise<RawAnswer> {
 }
 
 describe('request bounds: bodies, headers, memory', () => {
-  let context: TestContext;
-  let system: System;
   const bearer = token(AUTHOR);
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    const [trashed] = await seedVideos(context, 1, { authorId: AUTHOR });
-    system = await startSystem(
-      {
+  const boot = bootSystem({
+    system: {
+      env: {
         HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
         ADMIN_USERNAME: 'admin',
         ADMIN_PASSWORD: 'admin-password-123',
       },
-      { worker: false },
-    );
+      worker: false,
+    },
+  });
+
+  beforeAll(async () => {
+    const [trashed] = await seedVideos(boot.context, 1, { authorId: AUTHOR });
     expect(
       (
-        await fetch(`${system.api}/api/videos/${trashed}`, {
+        await fetch(`${boot.system.api}/api/videos/${trashed}`, {
           method: 'DELETE',
           headers: { authorization: `Bearer ${bearer}` },
           signal: AbortSignal.timeout(20_000),
         })
       ).status,
     ).toBe(200);
-  }, 180_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
   }, 60_000);
 
   const head = (method: string, path: string, headers: string[]) =>
     [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...headers, '', ''].join('\r\n');
 
   async function trashOperations(): Promise<number> {
-    const rows: { n: string }[] = await context.dataSource.query(
+    const rows: { n: string }[] = await boot.context.dataSource.query(
       'SELECT COUNT(*) AS n FROM trash_operations',
     );
     return Number(rows[0]!.n);
@@ -98,7 +92,7 @@ describe('request bounds: bodies, headers, memory', () => {
     'refuses a body to a route that takes none, %s: 413 before reading it, connection closed, nothing done',
     async (_who, auth) => {
       const answer = await rawRequest(
-        system.api,
+        boot.system.api,
         head('POST', '/api/videos/trash/restore', [
           ...auth,
           'Content-Type: application/json',
@@ -116,7 +110,7 @@ describe('request bounds: bodies, headers, memory', () => {
 
   it('refuses a chunked body of unknown length the same way', async () => {
     const answer = await rawRequest(
-      system.api,
+      boot.system.api,
       head('DELETE', '/api/videos/trash', [`Authorization: Bearer ${bearer}`, 'Transfer-Encoding: chunked']),
       '5\r\nhello\r\n',
     );
@@ -125,7 +119,7 @@ describe('request bounds: bodies, headers, memory', () => {
   }, 30_000);
 
   it('still serves the same route without a body', async () => {
-    const answer = await fetch(`${system.api}/api/videos/trash`, {
+    const answer = await fetch(`${boot.system.api}/api/videos/trash`, {
       headers: { authorization: `Bearer ${bearer}` },
       signal: AbortSignal.timeout(20_000),
     });
@@ -134,7 +128,7 @@ describe('request bounds: bodies, headers, memory', () => {
 
   it('gates the dashboard before reading its bodies, and bounds them', async () => {
     const small = await rawRequest(
-      system.api,
+      boot.system.api,
       head('PUT', `${DASHBOARD_PATH}/api/queues/x/pause`, [
         'Content-Type: application/json',
         'Content-Length: 2',
@@ -145,7 +139,7 @@ describe('request bounds: bodies, headers, memory', () => {
     );
     expect(small.status).toBe(401);
     const large = await rawRequest(
-      system.api,
+      boot.system.api,
       head('PUT', `${DASHBOARD_PATH}/api/queues/x/pause`, [
         'Content-Type: application/json',
         'Content-Length: 1048576',
@@ -161,7 +155,7 @@ describe('request bounds: bodies, headers, memory', () => {
     "refuses the synonym set's body %s before reading it, connection closed",
     async (_who, auth, status) => {
       const answer = await rawRequest(
-        system.api,
+        boot.system.api,
         head('PUT', '/api/search/synonyms', [
           ...auth,
           'Content-Type: application/json',
@@ -178,7 +172,7 @@ describe('request bounds: bodies, headers, memory', () => {
   it("bounds an admin's synonym set: beyond 8 MiB, 413 before reading it", async () => {
     const admin = `Authorization: Bearer ${token('bounds-admin', ['admin'])}`;
     const answer = await rawRequest(
-      system.api,
+      boot.system.api,
       head('PUT', '/api/search/synonyms', [
         admin,
         'Content-Type: application/json',
@@ -188,7 +182,7 @@ describe('request bounds: bodies, headers, memory', () => {
     );
     expect(answer).toMatchObject({ status: 413, closed: true });
     // Within the bound, the same admin's body is read.
-    const saved = await fetch(`${system.api}/api/search/synonyms`, {
+    const saved = await fetch(`${boot.system.api}/api/search/synonyms`, {
       method: 'PUT',
       headers: { authorization: admin.slice('Authorization: '.length), 'content-type': 'application/json' },
       body: JSON.stringify({ rules: [] }),
@@ -198,7 +192,7 @@ describe('request bounds: bodies, headers, memory', () => {
   }, 30_000);
 
   it('closes a connection whose headers never end', async () => {
-    const { hostname, port } = new URL(system.api);
+    const { hostname, port } = new URL(boot.system.api);
     const socket = connect(Number(port), hostname);
     const closed = new Promise<true>((done) => socket.on('close', () => done(true)));
     socket.on('error', () => undefined);
@@ -216,12 +210,12 @@ describe('request bounds: bodies, headers, memory', () => {
   }, 30_000);
 
   it('holds no memory for 200 unauthenticated sockets announcing 1 MiB bodies', async () => {
-    const pid = system.processes[0]!.child.pid!;
+    const pid = boot.system.processes[0]!.child.pid!;
     const before = rssKb(pid);
     const sockets: Socket[] = [];
     const answers = await Promise.all(
       Array.from({ length: 200 }, () => {
-        const { hostname, port } = new URL(system.api);
+        const { hostname, port } = new URL(boot.system.api);
         return new Promise<number>((done) => {
           const socket = connect(Number(port), hostname);
           sockets.push(socket);

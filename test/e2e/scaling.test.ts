@@ -1,37 +1,21 @@
+import { bootSystem } from '../support/boot';
 import { jsonLogLines } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { seedVideos, waitUntilGone } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 /** Two API processes and two worker processes on the same MySQL, Redis, Elasticsearch and S3. */
 describe('independent scaling', () => {
-  let context: TestContext;
-  let redis: OwnRedis;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    redis = await startOwnRedis();
-    system = await startSystem(
-      { REDIS_URL: redis.url, LOG_LEVEL: 'info', RATE_LIMIT_POINTS: '200', WORKER_CONCURRENCY: '2' },
-      { worker: false },
-    );
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await redis?.stop();
-    await context?.close();
-  }, 60_000);
+  const boot = bootSystem({
+    redis: 'own',
+    system: { env: { LOG_LEVEL: 'info', RATE_LIMIT_POINTS: '200', WORKER_CONCURRENCY: '2' }, worker: false },
+  });
 
   it('spreads requests over both APIs and jobs over both workers, and does no job twice', async () => {
-    const second = await system.startApi();
-    const apis = [system.api, second.url];
-    const workers = [await system.startWorker(), await system.startWorker()];
+    const second = await boot.system.startApi();
+    const apis = [boot.system.api, second.url];
+    const workers = [await boot.system.startWorker(), await boot.system.startWorker()];
     const admin = token('scaler', ['admin']);
-    const ids = await seedVideos(context, 60, { title: () => 'Scaled pelican panel' });
+    const ids = await seedVideos(boot.context, 60, { title: () => 'Scaled pelican panel' });
 
     const answeredBy = await Promise.all(
       ids.map(async (id, i) => {
@@ -47,7 +31,7 @@ describe('independent scaling', () => {
     for (const api of apis)
       expect((await call('GET', `${api}/api/videos/search?q=pelican`, admin)).status).toBe(200);
 
-    await waitUntilGone(context, ids);
+    await waitUntilGone(boot.context, ids);
 
     const purgedBy = workers.map((worker) =>
       jsonLogLines<{ videoId: string; requestId?: string }>(worker, '"outcome":"purged"'),
@@ -62,9 +46,9 @@ describe('independent scaling', () => {
   }, 120_000);
 
   it('never shows on one API a video another API deleted, though it keeps copies of what it showed', async () => {
-    const [reader, writer] = [system.api, (await system.startApi()).url];
+    const [reader, writer] = [boot.system.api, (await boot.system.startApi()).url];
     const admin = token('copies-reader', ['admin']);
-    const ids = await seedVideos(context, 6, { title: (i) => `Copied heron panel ${i}` });
+    const ids = await seedVideos(boot.context, 6, { title: (i) => `Copied heron panel ${i}` });
     const shown = async () => {
       const response = await call<{ items: { id: string }[] }>(
         'GET',
@@ -88,15 +72,15 @@ describe('independent scaling', () => {
 
     // Restored through the other process: shown again once the index has it.
     expect((await call('POST', `${writer}/api/videos/${soft}/restore`, admin)).status).toBe(200);
-    await context.indexAdmin.refresh();
+    await boot.context.indexAdmin.refresh();
     expect(await shown()).toEqual([soft, ...ids.slice(2)].sort());
   }, 120_000);
 
   it('holds one rate limit per caller across API processes (counted in Redis)', async () => {
     // Two more API processes, each allowing 10 requests per caller and window.
     const apis = [
-      (await system.startApi({ RATE_LIMIT_POINTS: '10' })).url,
-      (await system.startApi({ RATE_LIMIT_POINTS: '10' })).url,
+      (await boot.system.startApi({ RATE_LIMIT_POINTS: '10' })).url,
+      (await boot.system.startApi({ RATE_LIMIT_POINTS: '10' })).url,
     ];
     const caller = token('shared-limit-caller');
     const statuses: number[] = [];
@@ -110,7 +94,7 @@ describe('independent scaling', () => {
 
   it('never writes a token or secret into the logs', () => {
     const secret = process.env.JWT_SECRET!;
-    for (const running of system.processes) {
+    for (const running of boot.system.processes) {
       expect(running.output()).not.toContain(secret);
       expect(running.output()).not.toMatch(/eyJ[\w-]+\.eyJ/);
       expect(running.output()).not.toMatch(/authorization/i);

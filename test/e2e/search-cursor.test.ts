@@ -1,38 +1,31 @@
 import type { ProblemBody } from '@app/shared/http/problem';
 import type { SearchPage as Page } from '@app/api/search/http/search-query.schema';
+import { bootSystem } from '../support/boot';
 import { sampleValue } from '../support/observability';
 import { waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
-import { call, searcher, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, searcher, token } from '../support/system';
 
 const reader = token('reader');
 const admin = token('boss', ['admin']);
 
 /** Cursor paging (docs/contract.md §7) on the real services: walks, refusals, sorts. */
 describe('search cursors (contract §7)', () => {
-  let context: TestContext;
-  let system: System;
   let seeded: string[];
+  const boot = bootSystem({
+    seed: async (context) => {
+      // 240 matches with many distinct scores (1–3 repetitions of the word, titles of several
+      // lengths) and many exact ties (same words, same length): both kinds of page edge occur.
+      seeded = await seedVideos(context, 240, {
+        title: (i) => `${'okapi '.repeat(1 + (i % 3))}walk ${['a', 'bb cc', 'dd ee ff'][i % 3]!} ${i % 5}`,
+        publishedAt: (i) => new Date(Date.UTC(2020, 0, 1 + (i % 40))),
+      });
+    },
+    system: { worker: false },
+    timeoutMs: 180_000,
+  });
 
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    // 240 matches with many distinct scores (1–3 repetitions of the word, titles of several
-    // lengths) and many exact ties (same words, same length): both kinds of page edge occur.
-    seeded = await seedVideos(context, 240, {
-      title: (i) => `${'okapi '.repeat(1 + (i % 3))}walk ${['a', 'bb cc', 'dd ee ff'][i % 3]!} ${i % 5}`,
-      publishedAt: (i) => new Date(Date.UTC(2020, 0, 1 + (i % 40))),
-    });
-    system = await startSystem({}, { worker: false });
-  }, 180_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
-
-  const search = <T = Page>(query: string) => searcher(() => system, reader)<T>(query);
+  const search = <T = Page>(query: string) => searcher(() => boot.system, reader)<T>(query);
 
   it('walks every active video once while others are deleted between the pages', async () => {
     const deleted = new Set<string>();
@@ -47,11 +40,11 @@ describe('search cursors (contract §7)', () => {
       seen.push(...body.items.map((item) => item.id));
       if (!body.nextCursor) break;
       for (const id of victims.splice(0, 3)) {
-        expect((await call('DELETE', `${system.api}/api/videos/${id}`, admin)).status).toBe(200);
+        expect((await call('DELETE', `${boot.system.api}/api/videos/${id}`, admin)).status).toBe(200);
         deleted.add(id);
       }
       // The deletions reach the index's statistics: every score of the walk moves.
-      await context.indexAdmin.refresh();
+      await boot.context.indexAdmin.refresh();
       const next = await search(`q=okapi+walk&limit=25&cursor=${encodeURIComponent(body.nextCursor)}`);
       expect(next.status).toBe(200);
       body = next.body;
@@ -90,7 +83,7 @@ describe('search cursors (contract §7)', () => {
 
   it('shows operators the walks holding a point in time, beside the ceiling, until the walk ends', async () => {
     // An API process of its own that reads the stores every 200 ms; every process counts the same walks in Redis.
-    const { metrics } = await system.startApi({
+    const { metrics } = await boot.system.startApi({
       METRICS_REFRESH_INTERVAL_MS: '200',
       SEARCH_PIT_MAX_OPEN: '50',
     });

@@ -1,6 +1,6 @@
+import { bootSystem } from '../support/boot';
 import { seedVideos } from '../support/seed';
-import { searcher, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { searcher, token } from '../support/system';
 
 const reader = token('reader');
 
@@ -29,42 +29,34 @@ const LONG_DESCRIPTION = [
 ].join(' ');
 
 describe('search highlights and facets (contract §7.1)', () => {
-  let context: TestContext;
-  let system: System;
   const seeded: { id: string; author: string; year: number }[] = [];
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    const [hostile] = await seedVideos(context, 1, {
-      title: () => HOSTILE_TITLE,
-      description: () => LONG_DESCRIPTION,
-      authorId: 'hostile',
-      publishedAt: () => new Date(Date.UTC(2016, 5, 1)),
-    });
-    seeded.push({ id: hostile!, author: 'hostile', year: 2016 });
-    // 36 more matches of "numbat", over three authors and years in uneven numbers.
-    for (const [author, count, year] of [
-      ['ann', 20, 2019],
-      ['bob', 11, 2021],
-      ['cyd', 5, 2019],
-    ] as const) {
-      const ids = await seedVideos(context, count, {
-        title: (i) => `Numbat sighting ${author} ${i}`,
-        authorId: author,
-        publishedAt: (i) => new Date(Date.UTC(year, 0, 1 + i)),
+  const boot = bootSystem({
+    seed: async (context) => {
+      const [hostile] = await seedVideos(context, 1, {
+        title: () => HOSTILE_TITLE,
+        description: () => LONG_DESCRIPTION,
+        authorId: 'hostile',
+        publishedAt: () => new Date(Date.UTC(2016, 5, 1)),
       });
-      seeded.push(...ids.map((id) => ({ id, author, year })));
-    }
-    system = await startSystem({}, { worker: false });
-  }, 120_000);
+      seeded.push({ id: hostile!, author: 'hostile', year: 2016 });
+      // 36 more matches of "numbat", over three authors and years in uneven numbers.
+      for (const [author, count, year] of [
+        ['ann', 20, 2019],
+        ['bob', 11, 2021],
+        ['cyd', 5, 2019],
+      ] as const) {
+        const ids = await seedVideos(context, count, {
+          title: (i) => `Numbat sighting ${author} ${i}`,
+          authorId: author,
+          publishedAt: (i) => new Date(Date.UTC(year, 0, 1 + i)),
+        });
+        seeded.push(...ids.map((id) => ({ id, author, year })));
+      }
+    },
+    system: { worker: false },
+  });
 
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
-
-  const search = <T = Page>(query: string) => searcher(() => system, reader)<T>(query);
+  const search = <T = Page>(query: string) => searcher(() => boot.system, reader)<T>(query);
 
   it('marks the matched words in HTML-escaped fragments, leaving the item itself as stored', async () => {
     const { status, body } = await search('q=wombat&highlight=true');

@@ -1,8 +1,8 @@
 import type { ProblemBody } from '@app/shared/http/problem';
 import type { SearchPage as Page } from '@app/api/search/http/search-query.schema';
+import { bootSystem } from '../support/boot';
 import { seedVideos } from '../support/seed';
-import { searcher, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { searcher, token } from '../support/system';
 
 const reader = token('reader');
 /** Videos of the author whose matches fill the window exactly; the other author's push the total past it. */
@@ -11,33 +11,26 @@ const BEYOND = 50;
 
 /** The 10,000-result window (docs/contract.md §7): every page inside it answers, the first outside is a 400. */
 describe('search at the edge of the result window', () => {
-  let context: TestContext;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    for (let from = 0; from < FILLING; from += 2_000) {
-      await seedVideos(context, 2_000, {
-        authorId: 'filler',
-        title: (i) => `Python window ${from + i}`,
+  const boot = bootSystem({
+    seed: async (context) => {
+      for (let from = 0; from < FILLING; from += 2_000) {
+        await seedVideos(context, 2_000, {
+          authorId: 'filler',
+          title: (i) => `Python window ${from + i}`,
+          objectsPerVideo: 0,
+        });
+      }
+      await seedVideos(context, BEYOND, {
+        authorId: 'beyond',
+        title: (i) => `Python beyond ${i}`,
         objectsPerVideo: 0,
       });
-    }
-    await seedVideos(context, BEYOND, {
-      authorId: 'beyond',
-      title: (i) => `Python beyond ${i}`,
-      objectsPerVideo: 0,
-    });
-    system = await startSystem({}, { worker: false });
-  }, 600_000);
+    },
+    system: { worker: false },
+    timeoutMs: 600_000,
+  });
 
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
-
-  const search = <T = Page>(query: string) => searcher(() => system, reader)<T>(query);
+  const search = <T = Page>(query: string) => searcher(() => boot.system, reader)<T>(query);
 
   it('answers page 100 of 100 (page × limit = 10,000), and its cursor reads on past the window', async () => {
     const { status, body } = await search('q=python&page=100&limit=100');

@@ -2,8 +2,8 @@ import { SCRAPE_REUSE_MS } from '@app/shared/metrics/metrics.service';
 import { VideoState } from '@app/shared/video/video-state';
 import { ENTRY, freePort, runProcess, sleep, startProcess, waitForStatus } from '../support/processes';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
+import { bootSystem } from '../support/boot';
 
 const reader = token('reader');
 const admin = token('boss', ['admin']);
@@ -34,26 +34,14 @@ interface Problem {
 }
 
 describe('GET /api/videos/search (contract §7)', () => {
-  let context: TestContext;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    system = await startSystem({}, { worker: false });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  const boot = bootSystem({ system: { worker: false } });
 
   const search = <T = SearchBody>(query: string, bearer = reader) =>
-    call<T>('GET', `${system.api}/api/videos/search?${query}`, bearer);
+    call<T>('GET', `${boot.system.api}/api/videos/search?${query}`, bearer);
   const ids = async (query: string) => (await search(query)).body.items.map((item) => item.id);
 
   it('answers with exactly the documented shape', async () => {
-    const [id] = await seedVideos(context, 1, {
+    const [id] = await seedVideos(boot.context, 1, {
       title: () => 'Shape of the quokka answer',
       authorId: 'shape-author',
       speakers: () => ['Grace Hopper', 'Zoë Ødegård'],
@@ -106,7 +94,7 @@ describe('GET /api/videos/search (contract §7)', () => {
         '2024-05-01T23:59:59.999Z',
         '2024-05-02T00:00:00.000Z',
       ];
-      const seeded = await seedVideos(context, instants.length, {
+      const seeded = await seedVideos(boot.context, instants.length, {
         title: () => 'Calendar echidna session',
         publishedAt: (i) => new Date(instants[i]!),
         authorId: 'calendar-author',
@@ -154,7 +142,7 @@ describe('GET /api/videos/search (contract §7)', () => {
     let seeded: string[];
 
     beforeAll(async () => {
-      seeded = await seedVideos(context, 45, {
+      seeded = await seedVideos(boot.context, 45, {
         title: () => 'Paging narwhal seminar',
         publishedAt: () => new Date('2023-03-03T00:00:00Z'),
       });
@@ -183,15 +171,15 @@ describe('GET /api/videos/search (contract §7)', () => {
 
   describe('ranking', () => {
     it('ranks all words above some, and a title match above a description-only match', async () => {
-      const [both] = await seedVideos(context, 1, { title: () => 'Wallaby marsupial migration' });
-      const [one] = await seedVideos(context, 1, { title: () => 'Wallaby feeding habits' });
-      const [inDescription] = await seedVideos(context, 1, { title: () => 'Unrelated bandicoot talk' });
-      await context.dataSource.query(
+      const [both] = await seedVideos(boot.context, 1, { title: () => 'Wallaby marsupial migration' });
+      const [one] = await seedVideos(boot.context, 1, { title: () => 'Wallaby feeding habits' });
+      const [inDescription] = await seedVideos(boot.context, 1, { title: () => 'Unrelated bandicoot talk' });
+      await boot.context.dataSource.query(
         'UPDATE videos SET description = ?, version = version + 1 WHERE id = ?',
         ['all about the wallaby marsupial migration', inDescription],
       );
-      await context.indexWriter.indexVideos(await context.videos.findByIds([inDescription!]));
-      await context.indexAdmin.refresh();
+      await boot.context.indexWriter.indexVideos(await boot.context.videos.findByIds([inDescription!]));
+      await boot.context.indexAdmin.refresh();
 
       const found = await ids('q=wallaby%20marsupial%20migration');
       expect(found[0]).toBe(both);
@@ -200,27 +188,27 @@ describe('GET /api/videos/search (contract §7)', () => {
     });
 
     it('matches any inflection of a word, ranking the exact form first', async () => {
-      const [exact] = await seedVideos(context, 1, { title: () => 'Deploy quoll tracker' });
-      const [inflected] = await seedVideos(context, 1, { title: () => 'Deploying quoll trackers' });
+      const [exact] = await seedVideos(boot.context, 1, { title: () => 'Deploy quoll tracker' });
+      const [inflected] = await seedVideos(boot.context, 1, { title: () => 'Deploying quoll trackers' });
       expect(await ids('q=deploy%20quoll%20tracker')).toEqual([exact, inflected]);
       expect(await ids('q=deploying%20quoll%20trackers')).toEqual([inflected, exact]);
       expect(await ids('q=deployments')).toEqual(expect.arrayContaining([exact, inflected]));
     });
 
     it('matches words whatever their accents, either way', async () => {
-      const [accented] = await seedVideos(context, 1, { title: () => 'Introducción a la programación' });
-      const [plain] = await seedVideos(context, 1, { title: () => 'Curso de ingles para cientificos' });
+      const [accented] = await seedVideos(boot.context, 1, { title: () => 'Introducción a la programación' });
+      const [plain] = await seedVideos(boot.context, 1, { title: () => 'Curso de ingles para cientificos' });
       expect(await ids('q=introduccion%20programacion')).toEqual([accented]);
       expect(await ids(`q=${encodeURIComponent('INGLÉS científicos')}`)).toEqual([plain]);
     });
 
     it("finds a talk by a speaker's surname and a title word, and by its event", async () => {
-      const [talk] = await seedVideos(context, 1, {
+      const [talk] = await seedVideos(boot.context, 1, {
         title: () => 'Analytical engines in practice',
         speakers: () => ['Ada Lovelace', 'Charles Babbage'],
         event: () => 'Wombatcon Øresund 2024',
       });
-      const [other] = await seedVideos(context, 1, { title: () => 'Analytical engines for beginners' });
+      const [other] = await seedVideos(boot.context, 1, { title: () => 'Analytical engines for beginners' });
       expect((await ids('q=lovelace%20engines'))[0]).toBe(talk);
       expect(await ids('q=babbage')).toEqual([talk]);
       expect(await ids('q=wombatcon%20oresund')).toEqual([talk]);
@@ -234,8 +222,8 @@ describe('GET /api/videos/search (contract §7)', () => {
     });
 
     it('matches the last word of q as a prefix, as typed into a search box', async () => {
-      const [frames] = await seedVideos(context, 1, { title: () => 'Pandas DataFrame walkthrough' });
-      const [bears] = await seedVideos(context, 1, { title: () => 'Pandas data in the wild' });
+      const [frames] = await seedVideos(boot.context, 1, { title: () => 'Pandas DataFrame walkthrough' });
+      const [bears] = await seedVideos(boot.context, 1, { title: () => 'Pandas data in the wild' });
       // `datafr` starts a title word: being typed, not a typo of `data`.
       expect((await ids('q=pandas%20datafr'))[0]).toBe(frames);
       // Only the last word: the words before it match whole.
@@ -246,7 +234,7 @@ describe('GET /api/videos/search (contract §7)', () => {
     });
 
     it('finds a title despite a small typo', async () => {
-      const [id] = await seedVideos(context, 1, { title: () => 'Concurrency with asyncio' });
+      const [id] = await seedVideos(boot.context, 1, { title: () => 'Concurrency with asyncio' });
       expect(await ids('q=asyncoi')).toContain(id);
     });
   });
@@ -305,19 +293,19 @@ describe('GET /api/videos/search (contract §7)', () => {
     });
 
     it('needs a token', async () => {
-      expect((await call('GET', `${system.api}/api/videos/search?q=x`)).status).toBe(401);
+      expect((await call('GET', `${boot.system.api}/api/videos/search?q=x`)).status).toBe(401);
     });
   });
 
   describe('MySQL is the truth', () => {
     it('never returns a deleted video, even when its index document says it is active', async () => {
-      const [id] = await seedVideos(context, 1, { title: () => 'Stale dingo documentary' });
-      expect((await call('DELETE', `${system.api}/api/videos/${id}`, admin)).status).toBe(200);
+      const [id] = await seedVideos(boot.context, 1, { title: () => 'Stale dingo documentary' });
+      expect((await call('DELETE', `${boot.system.api}/api/videos/${id}`, admin)).status).toBe(200);
       // The index lags: a stale "active" document with a newer version than the row's.
-      const [row] = await context.videos.findByIds([id!]);
-      await context.indexWriter.indexVideos([{ ...row!, state: VideoState.Active, version: 1_000 }]);
-      await context.indexAdmin.refresh();
-      const [visible] = await seedVideos(context, 1, { title: () => 'Live dingo documentary' });
+      const [row] = await boot.context.videos.findByIds([id!]);
+      await boot.context.indexWriter.indexVideos([{ ...row!, state: VideoState.Active, version: 1_000 }]);
+      await boot.context.indexAdmin.refresh();
+      const [visible] = await seedVideos(boot.context, 1, { title: () => 'Live dingo documentary' });
       const response = await search('q=dingo');
       expect(response.body.items.map((item) => item.id)).toEqual([visible]);
       // The dropped hit is not counted either.
@@ -325,11 +313,11 @@ describe('GET /api/videos/search (contract §7)', () => {
     });
 
     it('shows a video as its row is now, after a search already rendered it, and hides it once deleted', async () => {
-      const [id] = await seedVideos(context, 1, { title: () => 'Numbat field notes' });
+      const [id] = await seedVideos(boot.context, 1, { title: () => 'Numbat field notes' });
       const lookups = async (result: 'hit' | 'miss') => {
         // A scrape within SCRAPE_REUSE_MS of another answers the same text.
         await sleep(SCRAPE_REUSE_MS);
-        const text = await (await fetch(`${system.apiMetrics}/metrics`)).text();
+        const text = await (await fetch(`${boot.system.apiMetrics}/metrics`)).text();
         const line = new RegExp(`^search_item_cache_lookups_total\\{result="${result}"\\} (\\d+)$`, 'm');
         return Number(line.exec(text)?.[1] ?? 0);
       };
@@ -343,7 +331,7 @@ describe('GET /api/videos/search (contract §7)', () => {
       expect(await lookups('miss')).toBe(misses + 1);
 
       // A new import of the video: the row's version moves, the index document is left as it was.
-      await context.videos.upsertContent([
+      await boot.context.videos.upsertContent([
         {
           id: id!,
           authorId: 'author-1',
@@ -365,12 +353,12 @@ describe('GET /api/videos/search (contract §7)', () => {
         language: 'fra',
       });
 
-      expect((await call('DELETE', `${system.api}/api/videos/${id}`, admin)).status).toBe(200);
+      expect((await call('DELETE', `${boot.system.api}/api/videos/${id}`, admin)).status).toBe(200);
       expect(await titles()).toEqual([]);
     });
 
     it('keeps answering through a full reindex, with the same total after', async () => {
-      await seedVideos(context, 30, { title: () => 'Reindex lyrebird lecture' });
+      await seedVideos(boot.context, 30, { title: () => 'Reindex lyrebird lecture' });
       const before = (await search('q=lyrebird')).body.total;
       let searching = true;
       const statuses: number[] = [];

@@ -1,45 +1,29 @@
 import { connect } from 'node:net';
+import { bootSystem } from '../support/boot';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { sleep, waitFor } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { remains, seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 const admin = token('boss', ['admin']);
 
 describe('graceful shutdown on SIGTERM', () => {
-  let context: TestContext;
-  let redis: OwnRedis;
-  let system: System | undefined;
   let proxy: FaultProxy | undefined;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    redis = await startOwnRedis();
-  }, 60_000);
-
+  // Each test starts the processes it stops; whatever is left stops when it ends.
+  const boot = bootSystem({ redis: 'own', system: false });
   afterEach(async () => {
-    await system?.stop();
-    system = undefined;
     await proxy?.close();
     proxy = undefined;
-  }, 60_000);
-
-  afterAll(async () => {
-    await redis.stop();
-    await context.close();
-  }, 60_000);
+  });
 
   it('the API answers every request in flight, then stops accepting', async () => {
-    await seedVideos(context, 20, { title: (i) => `Shutdown load video ${i}` });
+    await seedVideos(boot.context, 20, { title: (i) => `Shutdown load video ${i}` });
     // A slow index keeps every search in the API for over a second: they are surely in flight.
-    proxy = await startFaultProxy(context.config.ELASTICSEARCH_URL, { latencyMs: 1_500 });
-    system = await startSystem({ REDIS_URL: redis.url, ELASTICSEARCH_URL: proxy.url }, { worker: false });
+    proxy = await startFaultProxy(boot.context.config.ELASTICSEARCH_URL, { latencyMs: 1_500 });
+    const system = await boot.start({ ELASTICSEARCH_URL: proxy.url }, { worker: false });
     const api = system.processes[0]!;
     const inFlight = Array.from({ length: 40 }, () =>
-      call('GET', `${system!.api}/api/videos/search?q=shutdown%20load&limit=50`, admin).then(
+      call('GET', `${system.api}/api/videos/search?q=shutdown%20load&limit=50`, admin).then(
         (response) => response.status,
         (error: unknown) => String(error),
       ),
@@ -52,9 +36,9 @@ describe('graceful shutdown on SIGTERM', () => {
   }, 60_000);
 
   it('a request arriving on an open connection while the API drains gets a 503 problem, and the connection closes', async () => {
-    await seedVideos(context, 3, { title: (i) => `Drain video ${i}` });
-    proxy = await startFaultProxy(context.config.ELASTICSEARCH_URL, { latencyMs: 1_500 });
-    system = await startSystem({ REDIS_URL: redis.url, ELASTICSEARCH_URL: proxy.url }, { worker: false });
+    await seedVideos(boot.context, 3, { title: (i) => `Drain video ${i}` });
+    proxy = await startFaultProxy(boot.context.config.ELASTICSEARCH_URL, { latencyMs: 1_500 });
+    const system = await boot.start({ ELASTICSEARCH_URL: proxy.url }, { worker: false });
     const { hostname, port } = new URL(system.api);
     const socket = connect(Number(port), hostname);
     let received = '';
@@ -87,14 +71,14 @@ describe('graceful shutdown on SIGTERM', () => {
   }, 60_000);
 
   it('the worker finishes the deletion it is running before it exits', async () => {
-    proxy = await startFaultProxy(context.config.S3_ENDPOINT, { latencyMs: 300 });
-    system = await startSystem({ REDIS_URL: redis.url, SHUTDOWN_TIMEOUT_MS: '60000' }, { worker: false });
+    proxy = await startFaultProxy(boot.context.config.S3_ENDPOINT, { latencyMs: 300 });
+    const system = await boot.start({ SHUTDOWN_TIMEOUT_MS: '60000' }, { worker: false });
     const worker = await system.startWorker({ S3_ENDPOINT: proxy.url });
-    const [id] = await seedVideos(context, 1, { objectsPerVideo: 2_500 });
+    const [id] = await seedVideos(boot.context, 1, { objectsPerVideo: 2_500 });
     expect((await call('DELETE', `${system.api}/api/videos/${id}?permanent=true`, admin)).status).toBe(200);
     await waitFor(
       'the deletion to start',
-      async () => ((await remains(context, id!)).objects < 2_500 ? true : undefined),
+      async () => ((await remains(boot.context, id!)).objects < 2_500 ? true : undefined),
       {
         timeoutMs: 30_000,
         intervalMs: 100,
@@ -103,20 +87,20 @@ describe('graceful shutdown on SIGTERM', () => {
 
     await worker.stop('SIGTERM', 60_000);
     // By the time the process has exited, its active job is done: nothing left anywhere.
-    expect(await remains(context, id!)).toMatchObject({ row: null, objects: 0, document: null });
-    expect((await remains(context, id!)).audits).toHaveLength(1);
+    expect(await remains(boot.context, id!)).toMatchObject({ row: null, objects: 0, document: null });
+    expect((await remains(boot.context, id!)).audits).toHaveLength(1);
   }, 120_000);
 
   it('a worker that cannot finish in time hands the job back, and another worker completes it', async () => {
     // Every storage call takes 2 s: the deletion needs far longer than the shutdown allows.
-    proxy = await startFaultProxy(context.config.S3_ENDPOINT, { latencyMs: 2_000 });
-    system = await startSystem({ REDIS_URL: redis.url, SHUTDOWN_TIMEOUT_MS: '500' }, { worker: false });
+    proxy = await startFaultProxy(boot.context.config.S3_ENDPOINT, { latencyMs: 2_000 });
+    const system = await boot.start({ SHUTDOWN_TIMEOUT_MS: '500' }, { worker: false });
     const worker = await system.startWorker({ S3_ENDPOINT: proxy.url });
-    const [id] = await seedVideos(context, 1, { objectsPerVideo: 3_000 });
+    const [id] = await seedVideos(boot.context, 1, { objectsPerVideo: 3_000 });
     expect((await call('DELETE', `${system.api}/api/videos/${id}?permanent=true`, admin)).status).toBe(200);
     await waitFor(
       'the deletion to start',
-      async () => ((await remains(context, id!)).row?.state === 'deleting' ? true : undefined),
+      async () => ((await remains(boot.context, id!)).row?.state === 'deleting' ? true : undefined),
       {
         timeoutMs: 30_000,
         intervalMs: 100,
@@ -125,17 +109,17 @@ describe('graceful shutdown on SIGTERM', () => {
 
     await worker.stop('SIGTERM', 30_000);
     expect(worker.output()).toMatch(/active jobs handed back at shutdown/);
-    expect((await remains(context, id!)).row).toEqual({ state: 'deleting' });
+    expect((await remains(boot.context, id!)).row).toEqual({ state: 'deleting' });
     await system.startWorker();
     await waitFor(
       'the handed-back deletion',
-      async () => ((await remains(context, id!)).row === null ? true : undefined),
+      async () => ((await remains(boot.context, id!)).row === null ? true : undefined),
       {
         timeoutMs: 90_000,
         intervalMs: 500,
       },
     );
-    expect(await remains(context, id!)).toMatchObject({ objects: 0, document: null });
-    expect((await remains(context, id!)).audits).toHaveLength(1);
+    expect(await remains(boot.context, id!)).toMatchObject({ objects: 0, document: null });
+    expect((await remains(boot.context, id!)).audits).toHaveLength(1);
   }, 150_000);
 });

@@ -1,6 +1,9 @@
 import { soak } from '../support/scenarios/soak';
 
-/** Scenario 7 of the reliability issue in miniature (40 s); `npm run chaos` runs it for ten minutes. */
+/**
+ * Scenario 7 of the reliability issue in miniature (40 s); `npm run chaos` runs it for ten minutes.
+ * @runs-alone: it watches the API's and the worker's memory over time.
+ */
 describe('soak: mixed search, delete and restore traffic', () => {
   it('answers every request 2xx while the API and worker memory stays flat', async () => {
     const report = await soak({

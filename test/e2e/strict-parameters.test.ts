@@ -5,9 +5,9 @@ import { SEARCH_CLIENT } from '@app/shared/search/search.client';
 import { LEDGER_PREFIX } from '@app/shared/video/deletion-ledger.service';
 import { VIDEO_CHANGES_STREAM } from '@app/shared/video/video-change-feed';
 import { API_ROUTES } from '@app/api/openapi';
+import { bootSystem } from '../support/boot';
 import { seedVideos } from '../support/seed';
-import { startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { token } from '../support/system';
 
 /**
  * Parameters are strict on every route (docs/contract.md §4): a request with a parameter the route
@@ -177,26 +177,26 @@ function sample(name: string): string {
 }
 
 describe('strict parameters on every route (fast-check)', () => {
-  let context: TestContext;
-  let system: System;
   let redis: RedisClient;
   let search: Client;
+  const boot = bootSystem({
+    seed: async (context) => {
+      const [video, trashed] = await seedVideos(context, 2, {
+        authorId: OWNER,
+        title: (n) => `Strict parameter talk ${n}`,
+      });
+      Object.assign(ids, { video, trashed });
+      await seedVideos(context, 1, { authorId: READER, title: () => 'Strict reader talk' });
+    },
+    // The API alone: a worker would go on changing things (purges, deliveries) between fingerprints.
+    system: { worker: false },
+  });
 
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    redis = context.get<RedisClient>(REDIS_CLIENT);
-    search = context.get<Client>(SEARCH_CLIENT);
-    const [video, trashed] = await seedVideos(context, 2, {
-      authorId: OWNER,
-      title: (n) => `Strict parameter talk ${n}`,
-    });
-    Object.assign(ids, { video, trashed });
-    await seedVideos(context, 1, { authorId: READER, title: () => 'Strict reader talk' });
-    // The API alone: a worker would go on changing things (purges, deliveries) between fingerprints.
-    system = await startSystem({}, { worker: false });
+    redis = boot.context.get<RedisClient>(REDIS_CLIENT);
+    search = boot.context.get<Client>(SEARCH_CLIENT);
     const send = (method: string, path: string, bearer: string) =>
-      fetch(`${system.api}${path}`, {
+      fetch(`${boot.system.api}${path}`, {
         method,
         headers: { authorization: `Bearer ${bearer}` },
         signal: AbortSignal.timeout(20_000),
@@ -208,23 +208,18 @@ describe('strict parameters on every route (fast-check)', () => {
     const emptied = await send('DELETE', '/api/videos/trash', token(READER));
     expect(emptied.status).toBe(202);
     ids.operation = ((await emptied.json()) as { operationId: string }).operationId;
-  }, 180_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  }, 90_000);
 
   /** What any change would move: table checksums, bucket keys, index writes, queued jobs, the change feed. */
   async function fingerprint(): Promise<unknown> {
-    const tables: unknown = await context.dataSource.query(
+    const tables: unknown = await boot.context.dataSource.query(
       'CHECKSUM TABLE videos, erasures, trash_operations, outbox_events, webhook_deliveries, deletion_audit, search_synonyms',
     );
     const keys: string[] = [];
     for (const prefix of ['videos/', LEDGER_PREFIX])
-      for await (const page of context.storage.listKeys(prefix)) keys.push(...page);
+      for await (const page of boot.context.storage.listKeys(prefix)) keys.push(...page);
     const stats = await search.indices.stats({
-      index: context.config.ELASTICSEARCH_INDEX,
+      index: boot.context.config.ELASTICSEARCH_INDEX,
       metric: 'indexing',
     });
     const indexing = stats._all.primaries?.indexing;
@@ -253,11 +248,14 @@ describe('strict parameters on every route (fast-check)', () => {
       fc.asyncProperty(request, async ({ operationId, mutation }) => {
         const route = BEARER_ROUTES.find((r) => r.operationId === operationId)!;
         const routeCase = CASES[operationId]!;
-        const response = await fetch(`${system.api}${routeCase.path()}?${queryOf(operationId, mutation)}`, {
-          method: route.method.toUpperCase(),
-          headers: { authorization: `Bearer ${routeCase.bearer?.() ?? owner}` },
-          signal: AbortSignal.timeout(20_000),
-        });
+        const response = await fetch(
+          `${boot.system.api}${routeCase.path()}?${queryOf(operationId, mutation)}`,
+          {
+            method: route.method.toUpperCase(),
+            headers: { authorization: `Bearer ${routeCase.bearer?.() ?? owner}` },
+            signal: AbortSignal.timeout(20_000),
+          },
+        );
         const body = (await response.json()) as { status: number; errors?: { name: string }[] };
         expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
           status: 400,
@@ -275,7 +273,7 @@ describe('strict parameters on every route (fast-check)', () => {
       const route = BEARER_ROUTES.find((r) => r.operationId === operationId)!;
       if (route.method !== 'get') continue;
       const response = await fetch(
-        `${system.api}${routeCase.path()}?${new URLSearchParams(routeCase.query).toString()}`,
+        `${boot.system.api}${routeCase.path()}?${new URLSearchParams(routeCase.query).toString()}`,
         {
           headers: { authorization: `Bearer ${routeCase.bearer?.() ?? owner}` },
           signal: AbortSignal.timeout(20_000),

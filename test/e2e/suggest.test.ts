@@ -1,7 +1,7 @@
 import { VideoState } from '@app/shared/video/video-state';
+import { bootSystem } from '../support/boot';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 const reader = token('reader');
 const admin = token('boss', ['admin']);
@@ -25,25 +25,17 @@ const TITLES = [
 ];
 
 describe('GET /api/videos/suggest (contract §7.2)', () => {
-  let context: TestContext;
-  let system: System;
   const byTitle = new Map<string, string>();
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    const ids = await seedVideos(context, TITLES.length, { title: (i) => TITLES[i]! });
-    TITLES.forEach((title, i) => byTitle.set(title, ids[i]!));
-    system = await startSystem({}, { worker: false });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  const boot = bootSystem({
+    seed: async (context) => {
+      const ids = await seedVideos(context, TITLES.length, { title: (i) => TITLES[i]! });
+      TITLES.forEach((title, i) => byTitle.set(title, ids[i]!));
+    },
+    system: { worker: false },
+  });
 
   const suggest = <T = Suggestions>(query: string) =>
-    call<T>('GET', `${system.api}/api/videos/suggest?${query}`, reader);
+    call<T>('GET', `${boot.system.api}/api/videos/suggest?${query}`, reader);
   const titles = async (query: string) => (await suggest(query)).body.items.map((item) => item.title);
 
   it('completes the last word and needs every other word, titles going on as typed first', async () => {
@@ -72,12 +64,12 @@ describe('GET /api/videos/suggest (contract §7.2)', () => {
 
   it('never suggests a deleted video, even when its index document says it is active', async () => {
     const id = byTitle.get('Pandas internals')!;
-    expect((await call('DELETE', `${system.api}/api/videos/${id}`, admin)).status).toBe(200);
+    expect((await call('DELETE', `${boot.system.api}/api/videos/${id}`, admin)).status).toBe(200);
     expect(await titles('q=pandas%20int')).toEqual([]);
     // The index lags: a stale "active" document.
-    const [row] = await context.videos.findByIds([id]);
-    await context.indexWriter.indexVideos([{ ...row!, state: VideoState.Active, version: 1_000 }]);
-    await context.indexAdmin.refresh();
+    const [row] = await boot.context.videos.findByIds([id]);
+    await boot.context.indexWriter.indexVideos([{ ...row!, state: VideoState.Active, version: 1_000 }]);
+    await boot.context.indexAdmin.refresh();
     expect(await titles('q=pandas%20int')).toEqual([]);
   });
 
@@ -98,6 +90,6 @@ describe('GET /api/videos/suggest (contract §7.2)', () => {
       ]);
       expect(body.errors.map((error) => error.name)).toEqual(names);
     }
-    expect((await call('GET', `${system.api}/api/videos/suggest?q=pandas`)).status).toBe(401);
+    expect((await call('GET', `${boot.system.api}/api/videos/suggest?q=pandas`)).status).toBe(401);
   });
 });

@@ -2,75 +2,53 @@ import { mediaPrefix } from '@app/shared/storage/storage.service';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { deletionJobId } from '@app/shared/queue/jobs';
 import { QUEUES } from '@app/shared/queue/queues';
+import { bootSystem } from '../support/boot';
 import { ENTRY, runProcess, sleep, startService, waitFor } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { remains, seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 
 describe('sweeps', () => {
-  let context: TestContext;
-  let redis: OwnRedis;
-  let system: System | undefined;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    redis = await startOwnRedis();
-  }, 60_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await redis.stop();
-    await context.close();
-  }, 60_000);
+  // Each test starts the processes it needs; they stop when it ends.
+  const boot = bootSystem({ redis: 'own', system: false });
 
   it('`cli sweep` enqueues due purges that Redis lost', async () => {
-    system = await startSystem({ REDIS_URL: redis.url }, { worker: false });
-    const [id] = await seedVideos(context, 1);
+    const system = await boot.start({}, { worker: false });
+    const [id] = await seedVideos(boot.context, 1);
     expect(
       (await call('DELETE', `${system.api}/api/videos/${id}?retentionDays=0`, token('author-1'))).status,
     ).toBe(200);
-    await redis.flushAll();
+    await boot.redis.flushAll();
 
-    const result = await runProcess(ENTRY.cli, ['sweep'], { REDIS_URL: redis.url });
+    const result = await runProcess(ENTRY.cli, ['sweep'], { REDIS_URL: boot.redis.url });
     expect(result).toMatchObject({ code: 0 });
     expect(result.output).toMatch(/Enqueued 1 due purge/);
-    const queues = new JobQueues({ ...context.config, REDIS_URL: redis.url });
+    const queues = new JobQueues({ ...boot.context.config, REDIS_URL: boot.redis.url });
     try {
       expect(await queues.queue('video-deletion').getJob(deletionJobId(id!))).toBeDefined();
     } finally {
       await queues.close();
     }
-    await system.stop();
-    system = undefined;
   }, 60_000);
 
   it('deletes media whose video no longer exists, and only those', async () => {
-    const [kept] = await seedVideos(context, 1);
+    const [kept] = await seedVideos(boot.context, 1);
     const orphan = '6a1f0c2e-9b3d-4e5f-8a7b-1c2d3e4f5a6b';
     for (const name of ['original.mp4', 'thumbnail.jpg', 'captions/en.vtt']) {
-      await context.storage.putObject(
+      await boot.context.storage.putObject(
         `${mediaPrefix(orphan)}${name}`,
         'left behind',
         'application/octet-stream',
       );
     }
-    system = await startSystem(
-      { REDIS_URL: redis.url, ORPHAN_SWEEP_INTERVAL_MS: '1000', ORPHAN_GRACE_MS: '0' },
-      { worker: true },
-    );
+    await boot.start({ ORPHAN_SWEEP_INTERVAL_MS: '1000', ORPHAN_GRACE_MS: '0' });
     await waitFor('the orphan sweep', async () =>
-      (await context.storage.countKeys(mediaPrefix(orphan))) === 0 ? true : undefined,
+      (await boot.context.storage.countKeys(mediaPrefix(orphan))) === 0 ? true : undefined,
     );
-    expect((await remains(context, kept!)).objects).toBe(2);
+    expect((await remains(boot.context, kept!)).objects).toBe(2);
   }, 60_000);
 
   it('runs a sweep within its interval after a restart, whatever interval its schedule had before', async () => {
-    // This test's workers alone run the sweeps.
-    await system?.stop();
-    system = undefined;
-    const queues = new JobQueues({ ...context.config, REDIS_URL: redis.url });
+    const queues = new JobQueues({ ...boot.context.config, REDIS_URL: boot.redis.url });
     const maintenance = queues.queue(QUEUES.maintenance);
     const runsSince = async (since: number) =>
       (await maintenance.getJobs(['completed'])).filter(
@@ -84,7 +62,7 @@ describe('sweeps', () => {
         { every: 60_000, offset: 50_000 },
         { name: 'purge-sweep', data: {} },
       );
-      const env = { REDIS_URL: redis.url, PURGE_SWEEP_INTERVAL_MS: '1000' };
+      const env = { REDIS_URL: boot.redis.url, PURGE_SWEEP_INTERVAL_MS: '1000' };
       const started = Date.now();
       const first = await startService('worker', env);
       await waitFor(

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { JobTrace } from '@app/shared/queue/job-trace';
 import { JobQueues } from '@app/shared/queue/job-queues.service';
 import { deletionJobId } from '@app/shared/queue/jobs';
+import { bootSystem } from '../support/boot';
 import { startModuleProbe, type ModuleProbe } from '../support/module-probe';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { jsonLogLines, waitFor, type RunningProcess } from '../support/processes';
 import { remains, seedVideos } from '../support/seed';
 import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
 
 const admin = token('boss', ['admin']);
 
@@ -75,24 +75,22 @@ function traceView(spans: ReceivedSpan[], traceId: string) {
 }
 
 describe('tracing (docs/tracing.md)', () => {
-  let context: TestContext;
   let queues: JobQueues;
   let receiver: OtlpReceiver;
   let probe: ModuleProbe;
+  // Each describe below starts the processes as it needs them.
+  const boot = bootSystem({ system: false });
 
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    queues = context.get(JobQueues);
+    queues = boot.context.get(JobQueues);
     receiver = await startOtlpReceiver();
     probe = startModuleProbe();
-  }, START_WITHIN_MS);
+  });
 
   afterAll(async () => {
     await receiver?.close();
     probe?.remove();
-    await context?.close();
-  }, 60_000);
+  });
 
   const pidOf = (running: RunningProcess) => running.child.pid!;
 
@@ -106,7 +104,7 @@ describe('tracing (docs/tracing.md)', () => {
     waitFor(
       `purge of ${id}`,
       async () => {
-        const left = await remains(context, id);
+        const left = await remains(boot.context, id);
         return left.row === null && left.audits.length === 1 ? left : undefined;
       },
       { timeoutMs: PURGE_WITHIN_MS },
@@ -131,7 +129,7 @@ describe('tracing (docs/tracing.md)', () => {
     it(
       'no OpenTelemetry SDK, exporter or instrumentation is loaded, whatever the processes did, and jobs carry nothing more',
       async () => {
-        const [soft, permanent] = await seedVideos(context, 2, { title: (i) => `Untraced wombat ${i}` });
+        const [soft, permanent] = await seedVideos(boot.context, 2, { title: (i) => `Untraced wombat ${i}` });
         expect((await request(system, 'GET', '/api/videos/search?q=untraced%20wombat')).status).toBe(200);
         expect((await request(system, 'DELETE', `/api/videos/${soft}`)).status).toBe(200);
         expect((await request(system, 'DELETE', `/api/videos/${permanent}?permanent=true`)).status).toBe(200);
@@ -223,7 +221,7 @@ describe('tracing (docs/tracing.md)', () => {
     it(
       "a soft delete: MySQL, Redis and Elasticsearch under the request's server span; the purge, when it runs, starts a trace of its own linked to the request's",
       async () => {
-        const [id] = await seedVideos(context, 1, { title: () => 'Traced platypus' });
+        const [id] = await seedVideos(boot.context, 1, { title: () => 'Traced platypus' });
         const { status, requestId } = await request(system, 'DELETE', `/api/videos/${id}`);
         expect(status).toBe(200);
 
@@ -270,7 +268,7 @@ describe('tracing (docs/tracing.md)', () => {
     it(
       "a search: Elasticsearch and MySQL under the request's server span",
       async () => {
-        await seedVideos(context, 2, { title: (i) => `Traced echidna ${i}` });
+        await seedVideos(boot.context, 2, { title: (i) => `Traced echidna ${i}` });
         const { status, requestId } = await request(system, 'GET', '/api/videos/search?q=traced%20echidna');
         expect(status).toBe(200);
         const { root } = await traceOfRequest(requestId, (view) =>
@@ -284,7 +282,7 @@ describe('tracing (docs/tracing.md)', () => {
     it(
       "a permanent delete: the worker's purge starts a trace of its own, linked to the request's `send` span, with its S3, Elasticsearch and MySQL calls under it",
       async () => {
-        const [id] = await seedVideos(context, 1, { title: () => 'Traced numbat', objectsPerVideo: 3 });
+        const [id] = await seedVideos(boot.context, 1, { title: () => 'Traced numbat', objectsPerVideo: 3 });
         const { status, requestId } = await request(system, 'DELETE', `/api/videos/${id}?permanent=true`);
         expect(status).toBe(200);
         await purged(id!);

@@ -1,7 +1,7 @@
+import { bootSystem } from '../support/boot';
 import { waitFor } from '../support/processes';
 import { seedTrash } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 import {
   askTrashOperation,
   followTrashOperation,
@@ -16,36 +16,26 @@ const PROBLEM = /^application\/problem\+json/;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 describe('trash operations: 202 from restoreTrash and emptyTrash, GET /api/trash-operations/{operationId} (§10.1)', () => {
-  let context: TestContext;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    // No worker yet: the first tests look at requests before any work is done.
-    system = await startSystem({ PURGE_SWEEP_INTERVAL_MS: '1000', BULK_BATCH_SIZE: '20' }, { worker: false });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  // No worker yet: the first tests look at requests before any work is done.
+  const boot = bootSystem({
+    system: { env: { PURGE_SWEEP_INTERVAL_MS: '1000', BULK_BATCH_SIZE: '20' }, worker: false },
+  });
 
   const read = (operationId: string, bearer = author) =>
     call<TrashOperationBody & { errors?: { name: string }[] }>(
       'GET',
-      `${system.api}/api/trash-operations/${operationId}`,
+      `${boot.system.api}/api/trash-operations/${operationId}`,
       bearer,
     );
   const operationRows = async (authorId: string) => {
-    const [row] = await context.dataSource.query<{ n: string }[]>(
+    const [row] = await boot.context.dataSource.query<{ n: string }[]>(
       'SELECT COUNT(*) AS n FROM trash_operations WHERE author_id = ?',
       [authorId],
     );
     return Number(row!.n);
   };
   const states = async (ids: string[]) => {
-    const rows: { state: string; n: string }[] = await context.dataSource.query(
+    const rows: { state: string; n: string }[] = await boot.context.dataSource.query(
       'SELECT state, COUNT(*) AS n FROM videos WHERE id IN (?) GROUP BY state',
       [ids],
     );
@@ -66,19 +56,21 @@ describe('trash operations: 202 from restoreTrash and emptyTrash, GET /api/trash
       ]);
     }
     // Another author's trash is refused before anything is written.
-    expect((await askTrashOperation(system.api, 'empty', stranger, `?authorId=${AUTHOR}`)).status).toBe(403);
+    expect((await askTrashOperation(boot.system.api, 'empty', stranger, `?authorId=${AUTHOR}`)).status).toBe(
+      403,
+    );
     expect(await operationRows(AUTHOR)).toBe(0);
   }, 30_000);
 
   it('answers 202 at once; every request while it runs, of either kind, gets the same operation; the worker completes it with exact progress', async () => {
-    const ids = await seedTrash(context, AUTHOR, 45);
-    const others = await seedTrash(context, 'trash-op-bystander', 3);
+    const ids = await seedTrash(boot.context, AUTHOR, 45);
+    const others = await seedTrash(boot.context, 'trash-op-bystander', 3);
 
     // Racing requests, from the author and an admin: one operation, whoever wins.
     const answers = await Promise.all([
-      askTrashOperation(system.api, 'restore', author),
-      askTrashOperation(system.api, 'restore', author),
-      askTrashOperation(system.api, 'restore', admin, `?authorId=${AUTHOR}`),
+      askTrashOperation(boot.system.api, 'restore', author),
+      askTrashOperation(boot.system.api, 'restore', author),
+      askTrashOperation(boot.system.api, 'restore', admin, `?authorId=${AUTHOR}`),
     ]);
     const [first] = answers;
     expect(first).toMatchObject({ status: 202, body: { videos: 45, state: 'running' } });
@@ -88,13 +80,13 @@ describe('trash operations: 202 from restoreTrash and emptyTrash, GET /api/trash
     }
     const { operationId } = first.body;
     // An empty asked while the restore runs answers the restore: one operation per trash at a time.
-    expect(await askTrashOperation(system.api, 'empty', author)).toMatchObject({
+    expect(await askTrashOperation(boot.system.api, 'empty', author)).toMatchObject({
       status: 202,
       body: { operationId, videos: 45, state: 'running' },
     });
     expect(await operationRows(AUTHOR)).toBe(1);
     // Deleted after the request (50 ms from now): not part of it.
-    const [later] = await seedTrash(context, AUTHOR, 1, new Date(Date.now() + 1_050));
+    const [later] = await seedTrash(boot.context, AUTHOR, 1, new Date(Date.now() + 1_050));
 
     // The owner and an admin may follow it, nobody else; the id is read in any letter case.
     expect((await read(operationId, stranger)).status).toBe(403);
@@ -113,8 +105,8 @@ describe('trash operations: 202 from restoreTrash and emptyTrash, GET /api/trash
     expect(Date.parse(before.body.startedAt)).toBeLessThanOrEqual(Date.now());
 
     // The worker starts now, with batches of 20: three transactions.
-    await system.startWorker();
-    const { final, seen } = await followTrashOperation(system.api, operationId, author, {
+    await boot.system.startWorker();
+    const { final, seen } = await followTrashOperation(boot.system.api, operationId, author, {
       timeoutMs: 60_000,
       intervalMs: 20,
     });
@@ -126,17 +118,17 @@ describe('trash operations: 202 from restoreTrash and emptyTrash, GET /api/trash
     expect(await states(ids)).toEqual({ active: 45 });
     expect(await states([later!])).toEqual({ soft_deleted: 1 });
     expect(await states(others)).toEqual({ soft_deleted: 3 });
-    const [events] = await context.dataSource.query<{ n: string }[]>(
+    const [events] = await boot.context.dataSource.query<{ n: string }[]>(
       `SELECT COUNT(*) AS n FROM outbox_events WHERE type = 'video.restored' AND subject IN (?)`,
       [ids],
     );
     expect(Number(events!.n)).toBe(45);
 
     // Once completed, a request starts a new operation, over what is in the trash now.
-    const next = await askTrashOperation(system.api, 'empty', author);
+    const next = await askTrashOperation(boot.system.api, 'empty', author);
     expect(next).toMatchObject({ status: 202, body: { videos: 1 } });
     expect(next.body.operationId).not.toBe(operationId);
-    const emptied = await followTrashOperation(system.api, next.body.operationId, admin, {
+    const emptied = await followTrashOperation(boot.system.api, next.body.operationId, admin, {
       timeoutMs: 60_000,
     });
     expect(emptied.final).toMatchObject({ kind: 'empty', total: 1, done: 1, state: 'completed' });
@@ -144,12 +136,12 @@ describe('trash operations: 202 from restoreTrash and emptyTrash, GET /api/trash
   }, 120_000);
 
   it('forgets a completed operation after TRASH_OPERATION_RETENTION_DAYS: the sweep prunes it, then 404', async () => {
-    const answer = await askTrashOperation(system.api, 'restore', admin, '?authorId=trash-op-retention');
+    const answer = await askTrashOperation(boot.system.api, 'restore', admin, '?authorId=trash-op-retention');
     expect(answer).toMatchObject({ status: 202, body: { videos: 0 } });
     const { operationId } = answer.body;
-    await followTrashOperation(system.api, operationId, admin, { timeoutMs: 30_000 });
+    await followTrashOperation(boot.system.api, operationId, admin, { timeoutMs: 30_000 });
     // 30 days by default: one completed 31 days ago is past it; a running one is never pruned.
-    await context.dataSource.query(
+    await boot.context.dataSource.query(
       'UPDATE trash_operations SET completed_at = completed_at - INTERVAL 31 DAY WHERE id = ?',
       [operationId],
     );

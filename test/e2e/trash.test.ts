@@ -1,7 +1,7 @@
+import { bootSystem } from '../support/boot';
 import { waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token } from '../support/system';
 import { completeTrashOperation, type TrashOperationAccepted } from '../support/trash-operations';
 
 const DAY = 86_400_000;
@@ -23,37 +23,25 @@ interface Problem {
 }
 
 describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELETE /api/videos/trash (§10.1)', () => {
-  let context: TestContext;
-  let system: System;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    system = await startSystem({ PURGE_SWEEP_INTERVAL_MS: '1000', WORKER_CONCURRENCY: '16' });
-  }, 120_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    await context?.close();
-  }, 60_000);
+  const boot = bootSystem({ system: { env: { PURGE_SWEEP_INTERVAL_MS: '1000', WORKER_CONCURRENCY: '16' } } });
 
   const trash = (query = '', bearer = author) =>
-    call<TrashPage>('GET', `${system.api}/api/videos/trash${query}`, bearer);
+    call<TrashPage>('GET', `${boot.system.api}/api/videos/trash${query}`, bearer);
   const restoreAll = (query = '', bearer = author) =>
-    call<TrashOperationAccepted>('POST', `${system.api}/api/videos/trash/restore${query}`, bearer);
+    call<TrashOperationAccepted>('POST', `${boot.system.api}/api/videos/trash/restore${query}`, bearer);
   const emptyAll = (query = '', bearer = author) =>
-    call<TrashOperationAccepted>('DELETE', `${system.api}/api/videos/trash${query}`, bearer);
+    call<TrashOperationAccepted>('DELETE', `${boot.system.api}/api/videos/trash${query}`, bearer);
   /** Asks for a trash operation and waits for the worker to complete it. */
   const complete = (kind: 'restore' | 'empty', bearer = author) =>
-    completeTrashOperation(system.api, kind, bearer, { timeoutMs: 60_000 });
+    completeTrashOperation(boot.system.api, kind, bearer, { timeoutMs: 60_000 });
   const softDelete = (id: string, days: number) =>
     call<{ deletedAt: string; purgeAt: string }>(
       'DELETE',
-      `${system.api}/api/videos/${id}?retentionDays=${days}`,
+      `${boot.system.api}/api/videos/${id}?retentionDays=${days}`,
       author,
     );
   const states = async (ids: string[]) => {
-    const rows: { id: string; state: string }[] = await context.dataSource.query(
+    const rows: { id: string; state: string }[] = await boot.context.dataSource.query(
       'SELECT id, state FROM videos WHERE id IN (?)',
       [ids],
     );
@@ -61,7 +49,7 @@ describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELE
   };
   /** Puts many videos in the trash at once, deleted a second apart, as if each had been soft-deleted. */
   const trashDirectly = (ids: string[]) =>
-    context.dataSource.query(
+    boot.context.dataSource.query(
       `UPDATE videos SET state = 'soft_deleted', deleted_at = NOW(3) - INTERVAL FIELD(id, ?) SECOND,
          purge_at = NOW(3) + INTERVAL 30 DAY, deletion_reason = 'retention', deletion_requested_by = author_id,
          version = version + 1
@@ -93,7 +81,7 @@ describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELE
       ['?page=1&page=2', ['page']],
     ];
     for (const [query, names] of cases) {
-      const answer = await call<Problem>('GET', `${system.api}/api/videos/trash${query}`, author);
+      const answer = await call<Problem>('GET', `${boot.system.api}/api/videos/trash${query}`, author);
       expect([query, answer.status, answer.headers.get('content-type')]).toEqual([
         query,
         400,
@@ -102,7 +90,8 @@ describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELE
       expect(answer.body.errors!.map((error) => error.name).sort()).toEqual(names.sort());
     }
     expect(
-      (await call<Problem>('GET', `${system.api}/api/videos/trash?page=101&limit=100`, author)).body.detail,
+      (await call<Problem>('GET', `${boot.system.api}/api/videos/trash?page=101&limit=100`, author)).body
+        .detail,
     ).toContain('10000');
     for (const answer of [await restoreAll(`?authorId=${'é'.repeat(129)}`), await emptyAll('?authorId=')]) {
       expect(answer.status).toBe(400);
@@ -124,12 +113,12 @@ describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELE
   });
 
   it('lists the caller’s soft-deleted videos, most recently deleted first, a page at a time', async () => {
-    const ids = await seedVideos(context, 5, {
+    const ids = await seedVideos(boot.context, 5, {
       authorId: 'trash-author',
       title: (i) => `Trash listing ${i}`,
     });
-    await seedVideos(context, 2, { authorId: 'trash-stranger' }).then(([other]) =>
-      call('DELETE', `${system.api}/api/videos/${other!}`, stranger),
+    await seedVideos(boot.context, 2, { authorId: 'trash-stranger' }).then(([other]) =>
+      call('DELETE', `${boot.system.api}/api/videos/${other!}`, stranger),
     );
     const deleted = [];
     for (const [n, id] of ids.slice(0, 3).entries()) {
@@ -176,7 +165,7 @@ describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELE
   }, 120_000);
 
   it('restores 1,200 videos in batches: rows active, purges cancelled, index current', async () => {
-    const ids = await seedVideos(context, 1_200, { authorId: 'trash-bulk', objectsPerVideo: 1 });
+    const ids = await seedVideos(boot.context, 1_200, { authorId: 'trash-bulk', objectsPerVideo: 1 });
     await trashDirectly(ids);
     const bulk = token('trash-bulk');
     expect((await trash('?limit=1', bulk)).body.total).toBe(1_200);
@@ -184,22 +173,22 @@ describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELE
     expect(await complete('restore', bulk)).toMatchObject({ total: 1_200, done: 1_200, state: 'completed' });
     const after = await states(ids);
     expect([...after.values()].filter((state) => state === 'active')).toHaveLength(1_200);
-    const rows: { id: string; version: number; deleted_at: Date | null }[] = await context.dataSource.query(
-      'SELECT id, version, deleted_at FROM videos WHERE id IN (?)',
-      [ids],
-    );
+    const rows: { id: string; version: number; deleted_at: Date | null }[] =
+      await boot.context.dataSource.query('SELECT id, version, deleted_at FROM videos WHERE id IN (?)', [
+        ids,
+      ]);
     expect(rows.filter((row) => row.deleted_at !== null)).toEqual([]);
     // Each restore went through the state machine once: the version moved by exactly one more.
     expect(new Set(rows.map((row) => row.version))).toEqual(new Set([3]));
     // One bulk index write per batch: every document carries its row's version.
-    await context.indexAdmin.refresh();
-    const indexed = await context.indexInventory.versions(ids);
+    await boot.context.indexAdmin.refresh();
+    const indexed = await boot.context.indexInventory.versions(ids);
     expect(rows.filter((row) => indexed.get(row.id) !== row.version)).toEqual([]);
   }, 120_000);
 
   it('empties a trash of 1,200: the worker starts every deletion, then purges each', async () => {
-    const ids = await seedVideos(context, 1_200, { authorId: 'trash-empty', objectsPerVideo: 1 });
-    const [kept] = await seedVideos(context, 1, { authorId: 'trash-empty' });
+    const ids = await seedVideos(boot.context, 1_200, { authorId: 'trash-empty', objectsPerVideo: 1 });
+    const [kept] = await seedVideos(boot.context, 1, { authorId: 'trash-empty' });
     await trashDirectly(ids);
     const owner = token('trash-empty');
 
@@ -212,7 +201,7 @@ describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELE
       async () => ((await states(ids)).size === 0 ? true : undefined),
       { timeoutMs: 150_000, intervalMs: 1_000 },
     );
-    const audits: { reason: string; requested_by: string; n: number }[] = await context.dataSource.query(
+    const audits: { reason: string; requested_by: string; n: number }[] = await boot.context.dataSource.query(
       `SELECT reason, requested_by, COUNT(*) AS n FROM deletion_audit WHERE video_id IN (?)
        GROUP BY reason, requested_by`,
       [ids],
@@ -220,7 +209,7 @@ describe('the trash: GET /api/videos/trash, POST /api/videos/trash/restore, DELE
     expect(audits.map((a) => ({ ...a, n: Number(a.n) }))).toEqual([
       { reason: 'permanent', requested_by: 'trash-empty', n: 1_200 },
     ]);
-    const objects = (await context.allMediaKeys()).filter((key) => ids.some((id) => key.includes(id)));
+    const objects = (await boot.context.allMediaKeys()).filter((key) => ids.some((id) => key.includes(id)));
     expect(objects).toEqual([]);
     expect((await states([kept!])).get(kept!)).toBe('active');
   }, 240_000);

@@ -1,11 +1,10 @@
 import { Queue } from 'bullmq';
 import { receiverKey } from '@app/shared/net/receiver-url';
 import { QUEUE_PREFIX, receiverQueueName } from '@app/shared/queue/queues';
+import { bootSystem } from '../support/boot';
 import { waitFor } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token, type System } from '../support/system';
 import { startWebhookReceiver, webhookEnv, type WebhookReceiver } from '../support/webhook-receiver';
 
 const owner = token('author-1');
@@ -14,33 +13,21 @@ const WORKERS = 3;
 
 /** WEBHOOK_CONCURRENCY bounds a receiver's deliveries in flight across every worker process, not per process. */
 describe('webhook delivery concurrency', () => {
-  let context: TestContext;
-  let redis: OwnRedis;
-  let system: System | undefined;
   let receiver: WebhookReceiver | undefined;
-
-  beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    redis = await startOwnRedis();
-  }, 60_000);
-
-  afterAll(async () => {
-    await receiver?.close();
-    await system?.stop();
-    await redis?.stop();
-    await context.close();
-  }, 60_000);
+  let system: System;
+  const boot = bootSystem({ redis: 'own', system: false });
+  afterAll(() => receiver?.close());
 
   async function deleteAndDeliver(count: number): Promise<void> {
-    const ids = await seedVideos(context, count);
+    const ids = await seedVideos(boot.context, count);
     for (const id of ids) {
-      expect((await call('DELETE', `${system!.api}/api/videos/${id}`, owner)).status).toBe(200);
+      expect((await call('DELETE', `${system.api}/api/videos/${id}`, owner)).status).toBe(200);
     }
     const events = (
-      await context.dataSource.query<{ id: string }[]>('SELECT id FROM outbox_events WHERE subject IN (?)', [
-        ids,
-      ])
+      await boot.context.dataSource.query<{ id: string }[]>(
+        'SELECT id FROM outbox_events WHERE subject IN (?)',
+        [ids],
+      )
     ).map((row) => row.id);
     expect(events).toHaveLength(ids.length);
     const delivered = receiver!;
@@ -54,9 +41,8 @@ describe('webhook delivery concurrency', () => {
   it('never has more than WEBHOOK_CONCURRENCY deliveries in flight to a slow receiver with three workers, and delivers every event', async () => {
     receiver = await startWebhookReceiver();
     await receiver.setMode({ kind: 'slow', delayMs: 300 });
-    system = await startSystem({
+    system = await boot.start({
       ...webhookEnv([receiver.url]),
-      REDIS_URL: redis.url,
       WEBHOOK_CONCURRENCY: String(CONCURRENCY),
       // Well above the receiver's delay: no attempt times out and is retried beside itself.
       WEBHOOK_TIMEOUT_MS: '5000',
@@ -69,9 +55,9 @@ describe('webhook delivery concurrency', () => {
     expect(receiver.peakInFlight).toBe(CONCURRENCY);
 
     // Redis loses the cap with everything else; the workers' self-check sets it again.
-    await redis.flushAll();
+    await boot.redis.flushAll();
     const queue = new Queue(receiverQueueName(receiverKey(receiver.url)), {
-      connection: { url: redis.url },
+      connection: { url: boot.redis.url },
       prefix: QUEUE_PREFIX,
     });
     try {

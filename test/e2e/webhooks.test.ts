@@ -1,12 +1,11 @@
 import { Queue } from 'bullmq';
 import { receiverKey } from '@app/shared/net/receiver-url';
 import { QUEUE_PREFIX, receiverQueueName } from '@app/shared/queue/queues';
+import { bootSystem } from '../support/boot';
 import { ENTRY, runProcess, waitFor } from '../support/processes';
-import { startOwnRedis, type OwnRedis } from '../support/redis-server';
 import { webhookOutage } from '../support/scenarios/webhook-outage';
 import { seedVideos, waitUntilGone } from '../support/seed';
-import { call, startSystem, token, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { call, token, type System } from '../support/system';
 import {
   deliveryOrderViolations,
   fetchPublishedBodySchemas,
@@ -28,28 +27,13 @@ interface OutboxRow {
 
 /** Events (docs/contract.md §10.4) through the running API and worker, to real receivers that verify signatures. */
 describe('webhooks', () => {
-  let context: TestContext;
-  let redis: OwnRedis;
   let system: System | undefined;
   const receivers: WebhookReceiver[] = [];
-
-  beforeAll(async () => {
-    context = await openTestContext();
-  }, 60_000);
-
-  beforeEach(async () => {
-    await context.reset();
-    redis = await startOwnRedis();
-  }, 60_000);
-
+  const boot = bootSystem({ reset: 'each', redis: 'own-each', system: false });
   afterEach(async () => {
     await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-    await system?.stop();
     system = undefined;
-    await redis.stop();
-  }, 60_000);
-
-  afterAll(() => context.close());
+  });
 
   async function receiver(): Promise<WebhookReceiver> {
     const started = await startWebhookReceiver();
@@ -59,9 +43,8 @@ describe('webhooks', () => {
 
   async function start(urls: string[], extra: Record<string, string> = {}): Promise<System> {
     // The metrics read from MySQL follow within a fifth of a second.
-    system = await startSystem({
+    system = await boot.start({
       ...webhookEnv(urls),
-      REDIS_URL: redis.url,
       METRICS_REFRESH_INTERVAL_MS: '200',
       ...extra,
     });
@@ -75,14 +58,14 @@ describe('webhooks', () => {
   }
 
   function outbox(ids: string[]): Promise<OutboxRow[]> {
-    return context.dataSource.query(
+    return boot.context.dataSource.query(
       'SELECT id, type, subject, body FROM outbox_events WHERE subject IN (?) ORDER BY seq',
       [ids],
     );
   }
 
   function undelivered(): Promise<number> {
-    return context.dataSource
+    return boot.context.dataSource
       .query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state <> 'delivered'")
       .then((rows: { n: string }[]) => Number(rows[0]!.n));
   }
@@ -98,7 +81,7 @@ describe('webhooks', () => {
   }
 
   function lastErrors(): Promise<string[]> {
-    return context.dataSource
+    return boot.context.dataSource
       .query('SELECT last_error FROM webhook_deliveries WHERE last_error IS NOT NULL')
       .then((rows: { last_error: string }[]) => rows.map((row) => row.last_error));
   }
@@ -119,7 +102,7 @@ describe('webhooks', () => {
   it('records exactly one event per state change and delivers it, signed and in order, to every receiver', async () => {
     const receiving = [await receiver(), await receiver()];
     await start(receiving.map((r) => r.url));
-    const [a, b, c] = await seedVideos(context, 3);
+    const [a, b, c] = await seedVideos(boot.context, 3);
 
     const soft = await expectStatus('DELETE', `/api/videos/${a}?retentionDays=1`);
     await expectStatus('POST', `/api/videos/${a}/restore`);
@@ -132,7 +115,7 @@ describe('webhooks', () => {
     );
     await expectStatus('POST', `/api/videos/${c}/restore`);
     await expectStatus('POST', `/api/videos/${c}/restore`);
-    await waitUntilGone(context, [a!, b!]);
+    await waitUntilGone(boot.context, [a!, b!]);
     await waitAllDelivered();
 
     const events = await outbox([a!, b!, c!]);
@@ -195,7 +178,7 @@ describe('webhooks', () => {
     const target = await receiver();
     await target.setMode({ kind: 'down' });
     await start([target.url], ADMIN);
-    const ids = await seedVideos(context, 3);
+    const ids = await seedVideos(boot.context, 3);
     for (const id of ids) await expectStatus('DELETE', `/api/videos/${id}`);
     await expectStatus('POST', `/api/videos/${ids[0]}/restore`);
 
@@ -207,7 +190,7 @@ describe('webhooks', () => {
     await metricReaches('webhook_deliveries_undelivered', 'pending', 1);
     // Failed attempts are failed jobs of the receiver's own queue, which the dashboard names.
     const own = receiverQueueName(receiverKey(target.url));
-    const queue = new Queue(own, { connection: { url: redis.url }, prefix: QUEUE_PREFIX });
+    const queue = new Queue(own, { connection: { url: boot.redis.url }, prefix: QUEUE_PREFIX });
     try {
       expect(await queue.getFailedCount()).toBeGreaterThan(0);
     } finally {
@@ -252,9 +235,9 @@ describe('webhooks', () => {
   it('marks a delivery dead after its retry window, lists it, and delivers it on a retry from the CLI', async () => {
     const target = await receiver();
     await target.setMode({ kind: 'status', status: 500 });
-    const env = { ...webhookEnv([target.url]), REDIS_URL: redis.url, WEBHOOK_RETRY_WINDOW_MS: '1000' };
+    const env = { ...webhookEnv([target.url]), REDIS_URL: boot.redis.url, WEBHOOK_RETRY_WINDOW_MS: '1000' };
     await start([target.url], env);
-    const [id] = await seedVideos(context, 1);
+    const [id] = await seedVideos(boot.context, 1);
     await expectStatus('DELETE', `/api/videos/${id}`);
     await metricReaches('webhook_deliveries_undelivered', 'dead', 1);
     const [event] = await outbox([id!]);
@@ -286,14 +269,14 @@ describe('webhooks', () => {
     const target = await receiver();
     const byName = target.url.replace('127.0.0.1', 'localhost');
     await start([byName], { WEBHOOK_ALLOWED_HOSTS: '' });
-    const [id] = await seedVideos(context, 1);
+    const [id] = await seedVideos(boot.context, 1);
     await expectStatus('DELETE', `/api/videos/${id}`);
     const refusal =
       'destination 127.0.0.1 (localhost) is a loopback address; allow it with WEBHOOK_ALLOWED_HOSTS';
     await waitFor('the refusal to be recorded', async () =>
       (await lastErrors()).includes(refusal) ? true : undefined,
     );
-    const [row] = await context.dataSource.query<{ state: string; attempts: number }[]>(
+    const [row] = await boot.context.dataSource.query<{ state: string; attempts: number }[]>(
       'SELECT state, attempts FROM webhook_deliveries',
     );
     // A failed attempt like any other: kept, retried, counted, and nothing reached the receiver.
@@ -316,13 +299,13 @@ describe('webhooks', () => {
     await target.setMode({ kind: 'status', status: 500 });
     const secrets = ['pass-s3cret', 'query-s3cret'];
     const configured = target.url.replace('http://', 'http://hooks:pass-s3cret@') + '?token=query-s3cret';
-    const env = { ...webhookEnv([configured]), REDIS_URL: redis.url, LOG_LEVEL: 'trace', ...ADMIN };
+    const env = { ...webhookEnv([configured]), REDIS_URL: boot.redis.url, LOG_LEVEL: 'trace', ...ADMIN };
     await start([configured], env);
-    const [id] = await seedVideos(context, 1);
+    const [id] = await seedVideos(boot.context, 1);
     await expectStatus('DELETE', `/api/videos/${id}`);
     await waitFor('a failed attempt', async () => ((await lastErrors()).length > 0 ? true : undefined));
 
-    const rows = await context.dataSource.query<{ endpoint: string }[]>(
+    const rows = await boot.context.dataSource.query<{ endpoint: string }[]>(
       'SELECT endpoint FROM webhook_deliveries',
     );
     expect(rows.map((row) => row.endpoint)).toEqual([`${target.url}?token=***`]);
@@ -355,7 +338,7 @@ describe('webhooks', () => {
   }, 90_000);
 
   it('delivers every event once a receiver that was down and then slow recovers, through worker kills and a Redis flush', async () => {
-    const report = await webhookOutage(context, redis, {
+    const report = await webhookOutage(boot.context, boot.redis, {
       videos: 20,
       downMs: 4_000,
       slowMs: 9_000,

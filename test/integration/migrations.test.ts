@@ -8,8 +8,9 @@ import { VideoLanguage1796083200000 } from '@app/shared/database/migrations/1796
 import { receiverKey } from '@app/shared/net/receiver-url';
 import { rulesDigest } from '@app/shared/synonyms/synonym-set.repository';
 
-const DATABASE = 'videos_migration_test';
 const url = new URL(process.env.DATABASE_URL!);
+/** A database of its own beside the test database (each checkout's and each worker's apart). */
+const DATABASE = `${url.pathname.slice(1)}_migration`;
 url.pathname = `/${DATABASE}`;
 const DATABASE_URL = url.toString();
 
@@ -221,14 +222,16 @@ describe('migrations', () => {
 });
 
 /**
- * A fresh database `name` with every migration but `pending` applied: its tables as the release
+ * A fresh database (the test database's name and `suffix`) with every migration but `pending` applied: its tables as the release
  * before that migration left them. Dropped by `drop`.
  */
 async function databaseBefore(
-  name: string,
+  suffix: string,
   pending: (typeof MIGRATIONS)[number],
-): Promise<{ url: string; dataSource: DataSource; drop(): Promise<void> }> {
+): Promise<{ name: string; url: string; dataSource: DataSource; drop(): Promise<void> }> {
   const url = new URL(process.env.DATABASE_URL!);
+  // Beside the test database, so that each checkout's and each jest worker's stay apart.
+  const name = `${url.pathname.slice(1)}_${suffix}`;
   url.pathname = `/${name}`;
   const server = await createConnection({
     host: url.hostname,
@@ -245,6 +248,7 @@ async function databaseBefore(
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });
   return {
+    name,
     url: url.toString(),
     dataSource,
     async drop() {
@@ -260,7 +264,7 @@ describe('migration OutboxRetention1795651200000 on an outbox recorded before it
   afterAll(() => before?.drop());
 
   it("backfills each event's author from its body, and marks those of authors whose erasure completed", async () => {
-    before = await databaseBefore('videos_migration_backfill_test', OutboxRetention1795651200000);
+    before = await databaseBefore('migration_backfill', OutboxRetention1795651200000);
     const { dataSource } = before;
     const completedAt = new Date('2026-05-01T00:00:00Z');
     const event = (n: number, authorId: string, at: Date) => [
@@ -304,7 +308,7 @@ describe('migration VideoLanguage1796083200000 on videos stored before it', () =
   afterAll(() => before?.drop());
 
   it("gives every video stored before it the language 'und' (undetermined), in three ASCII bytes", async () => {
-    before = await databaseBefore('videos_migration_language_test', VideoLanguage1796083200000);
+    before = await databaseBefore('migration_language', VideoLanguage1796083200000);
     const { dataSource } = before;
     await dataSource.query(
       `INSERT INTO videos (id, author_id, title, description, tags, updated_at)
@@ -318,7 +322,7 @@ describe('migration VideoLanguage1796083200000 on videos stored before it', () =
     const [column] = await dataSource.query<{ type: string; nullable: string; collation: string }[]>(
       `SELECT column_type AS type, is_nullable AS nullable, collation_name AS collation FROM information_schema.columns
        WHERE table_schema = ? AND table_name = 'videos' AND column_name = 'language'`,
-      ['videos_migration_language_test'],
+      [before.name],
     );
     expect(column).toEqual({ type: 'char(3)', nullable: 'NO', collation: 'ascii_bin' });
   }, 60_000);

@@ -1,4 +1,4 @@
-import './test-env';
+import { baseStores, workerStores } from './test-env';
 // Jest loads global setup outside its module map (moduleNameMapper): relative paths, not aliases.
 import { loadConfig } from '../../libs/shared/src/config/load-config';
 import { migrate } from '../../libs/shared/src/data-source';
@@ -8,12 +8,15 @@ import { ROOT } from './processes';
 
 /**
  * Starts the local services when they are not running (reusing them when they are), as
- * `npm run services:up` does, then migrates.
+ * `npm run services:up` does, then migrates the database of every jest worker this run has
+ * (`workerStores`).
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup({ maxWorkers }: { maxWorkers: number }): Promise<void> {
   // Only what it had to start: `npm test` has just listed every service, reused ones included.
   await up(servicesConfig(ROOT), [], (line) => {
     if (line.split(/\s+/)[1] !== 'reused') console.log(line);
   });
-  await migrate(loadConfig());
+  for (let worker = 1; worker <= maxWorkers; worker += 1) {
+    await migrate(loadConfig({ ...process.env, ...workerStores(baseStores, worker) }));
+  }
 }

@@ -20,6 +20,41 @@ export const TEST_ENV = {
   METRICS_PORT: '0',
 } as const;
 
+type StoreSetting = 'DATABASE_URL' | 'REDIS_URL' | 'ELASTICSEARCH_INDEX' | 'S3_BUCKET';
+
+/**
+ * The stores of jest worker `worker`: the first uses the names it is given, worker n the same
+ * database, index alias and bucket suffixed with `_wn` (`-wn` for the bucket) and the Redis
+ * database n - 1 places on. Files that run side by side then never meet in a store, and a run of
+ * one file (or of files one at a time) uses the plain names.
+ */
+export function workerStores(
+  base: Record<StoreSetting, string>,
+  worker: number,
+): Record<StoreSetting, string> {
+  if (worker <= 1) return { ...base };
+  const database = new URL(base.DATABASE_URL);
+  database.pathname = `${database.pathname}_w${worker}`;
+  const redis = new URL(base.REDIS_URL);
+  redis.pathname = `/${Number(redis.pathname.slice(1) || '0') + worker - 1}`;
+  return {
+    DATABASE_URL: database.toString(),
+    REDIS_URL: redis.toString(),
+    ELASTICSEARCH_INDEX: `${base.ELASTICSEARCH_INDEX}_w${worker}`,
+    S3_BUCKET: `${base.S3_BUCKET}-w${worker}`,
+  };
+}
+
 for (const [name, value] of Object.entries(TEST_ENV)) {
   process.env[name] = process.env[`TEST_${name}`] ?? value;
 }
+
+/** The names above, as this process's jest worker derives them (global setup runs as worker 1). */
+export const baseStores: Record<StoreSetting, string> = {
+  DATABASE_URL: process.env.DATABASE_URL!,
+  REDIS_URL: process.env.REDIS_URL!,
+  ELASTICSEARCH_INDEX: process.env.ELASTICSEARCH_INDEX!,
+  S3_BUCKET: process.env.S3_BUCKET!,
+};
+
+Object.assign(process.env, workerStores(baseStores, Number(process.env.JEST_WORKER_ID ?? '1')));

@@ -10,6 +10,7 @@ import {
   settleAndCheck,
   startDrillLoad,
   type DrillOptions,
+  type DrillSent,
 } from './outage-drill';
 import type { ScenarioReport } from './report';
 
@@ -110,7 +111,19 @@ export async function rollingDeploy(options: RollingDeployOptions): Promise<Scen
       await sleep(options.afterMs);
       const sent = await load.finish();
 
-      const settled = await settleAndCheck(viaProxy, sent, 180_000);
+      // A 503 is allowed only from an API while it drains (docs/operations.md, "Upgrading"): a
+      // delete the proxy sent to one on a connection it kept open meets it like any request.
+      const drainingAt = (url: string, at: number) =>
+        drains.some((drain) => drain.url === url && at >= drain.from && at <= drain.to);
+      const drainedDelete = (s: DrillSent) =>
+        balancer.answers.some(
+          (answer) =>
+            answer.status === 503 &&
+            answer.method === s.method &&
+            answer.path === s.path &&
+            drainingAt(answer.backend, answer.at),
+        );
+      const settled = await settleAndCheck(viaProxy, sent, 180_000, drainedDelete);
       const delivered = await waitFor(
         'every delivery delivered',
         async () => {
@@ -128,9 +141,6 @@ export async function rollingDeploy(options: RollingDeployOptions): Promise<Scen
         "SELECT SUM(state = 'dead') AS dead, SUM(state = 'pending') AS pending FROM webhook_deliveries",
       );
 
-      // A 503 is allowed only from an API while it drains (docs/operations.md, "Upgrading").
-      const drainingAt = (url: string, at: number) =>
-        drains.some((drain) => drain.url === url && at >= drain.from && at <= drain.to);
       const strayUnavailable = balancer.answers.filter(
         (answer) => answer.status === 503 && !drainingAt(answer.backend, answer.at),
       );
