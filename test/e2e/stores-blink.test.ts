@@ -1,6 +1,12 @@
 import { storesBlink } from '../support/scenarios/stores-blink';
 
-/** Each backing store blinks under three APIs behind a Service (docs/reliability.md); `npm run chaos` runs it longer. */
+/**
+ * Each backing store blinks under three APIs behind a Service (docs/reliability.md); `npm run chaos`
+ * runs it longer.
+ *
+ * @runs-alone: it starts a MariaDB, a Redis and an Elasticsearch node of its own and holds that no
+ * request meets a connection error, which a file beside it starving the proxy's event loop breaks.
+ */
 describe('a store blinks under three APIs: MySQL, Redis, Elasticsearch and S3 each down in turn', () => {
   it('keeps every API ready and in the pool, answers 2xx or a proper 503, recovers each route, loses no change', async () => {
     const report = await storesBlink({

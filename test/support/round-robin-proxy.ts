@@ -89,6 +89,9 @@ export async function startRoundRobinProxy(initial: string[]): Promise<RoundRobi
       })();
     });
   });
+  // Idle client connections stay open longer than a client keeps them (as an ingress does: nginx's
+  // keepalive_timeout is 75 s), so a client never sends on one the proxy has just closed.
+  server.keepAliveTimeout = 75_000;
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   const { port } = server.address() as AddressInfo;
   return {
