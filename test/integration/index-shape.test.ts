@@ -74,7 +74,11 @@ describe('the index shape follows ELASTICSEARCH_SHARDS and ELASTICSEARCH_REPLICA
       return Promise.resolve(lines.length > 0 ? lines : undefined);
     });
     expect(changed).toMatchObject({ index, replicas: 1, previousReplicas: 0 });
-    const [shardWarning] = jsonLogLines<Record<string, unknown>>(worker, 'differs from ELASTICSEARCH_SHARDS');
+    // Logged right after the change, but it may reach us in a later chunk of the pipe.
+    const [shardWarning] = await waitFor('the log line naming the reindex', () => {
+      const lines = jsonLogLines<Record<string, unknown>>(running, 'differs from ELASTICSEARCH_SHARDS');
+      return Promise.resolve(lines.length > 0 ? lines : undefined);
+    });
     expect(shardWarning).toMatchObject({ index, shards: 2, configuredShards: 3 });
     expect(String(shardWarning!.msg)).toMatch(/cli -- reindex/);
   }, 90_000);
