@@ -1,7 +1,7 @@
 import { waitFor } from '../support/processes';
 import { seedVideos } from '../support/seed';
-import { call, startSystem, token, type ApiResponse, type System } from '../support/system';
-import { openTestContext, type TestContext } from '../support/test-context';
+import { bootSystem } from '../support/boot';
+import { call, token, type ApiResponse } from '../support/system';
 
 /**
  * The search's synonym set (docs/contract.md §7.3) through running API processes: admins only,
@@ -28,34 +28,30 @@ interface SearchPage {
 const RULES = ['k8s => kubernetes', 'orchestrator, container scheduler', 'js, javascript'];
 
 describe('the synonym set (contract §7.3)', () => {
-  let context: TestContext;
-  let system: System;
   /** A second API process, which learns of a saved set from MySQL alone. */
   let second: string;
   let kubernetes: string;
   let scheduler: string;
 
+  // Other files search without synonyms: the set is emptied before the boot's hooks close the stores.
+  afterAll(() => boot.context.reset(), 60_000);
+  const boot = bootSystem({
+    seed: async (context) => {
+      [kubernetes, scheduler] = (await seedVideos(context, 2, {
+        title: (n) => ['Kubernetes operators in production', 'A container scheduler from scratch'][n]!,
+        description: () => 'A talk.',
+        tags: () => [],
+      })) as [string, string];
+      await seedVideos(context, 3, { title: (n) => `Python packaging, part ${n}` });
+    },
+    system: { worker: false },
+    timeoutMs: 180_000,
+  });
   beforeAll(async () => {
-    context = await openTestContext();
-    await context.reset();
-    [kubernetes, scheduler] = (await seedVideos(context, 2, {
-      title: (n) => ['Kubernetes operators in production', 'A container scheduler from scratch'][n]!,
-      description: () => 'A talk.',
-      tags: () => [],
-    })) as [string, string];
-    await seedVideos(context, 3, { title: (n) => `Python packaging, part ${n}` });
-    system = await startSystem({}, { worker: false });
-    second = (await system.startApi()).url;
-  }, 180_000);
-
-  afterAll(async () => {
-    await system?.stop();
-    // Other suites search without synonyms.
-    await context?.reset();
-    await context?.close();
+    second = (await boot.system.startApi()).url;
   }, 60_000);
 
-  const put = (body: unknown, headers: Record<string, string> = {}, bearer = admin, api = system.api) =>
+  const put = (body: unknown, headers: Record<string, string> = {}, bearer = admin, api = boot.system.api) =>
     fetch(`${api}${SYNONYMS}`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', ...headers },
@@ -66,15 +62,15 @@ describe('the synonym set (contract §7.3)', () => {
       const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
       return { status: response.status, headers: response.headers, body };
     });
-  const read = (api = system.api, headers: Record<string, string> = {}) =>
+  const read = (api = boot.system.api, headers: Record<string, string> = {}) =>
     call<{ rules: string[] }>('GET', `${api}${SYNONYMS}`, admin, headers);
   const search = (api: string, q: string) =>
     call<SearchPage>('GET', `${api}/api/videos/search?q=${encodeURIComponent(q)}`, reader);
   const found = async (api: string, q: string) => (await search(api, q)).body.items.map((item) => item.id);
 
   it('is for admins only: 401 without a token, 403 for anyone else, reading or saving', async () => {
-    expect((await call('GET', `${system.api}${SYNONYMS}`)).status).toBe(401);
-    expect((await call('GET', `${system.api}${SYNONYMS}`, reader)).status).toBe(403);
+    expect((await call('GET', `${boot.system.api}${SYNONYMS}`)).status).toBe(401);
+    expect((await call('GET', `${boot.system.api}${SYNONYMS}`, reader)).status).toBe(403);
     const refused = await put({ rules: RULES }, {}, reader);
     expect(refused.status).toBe(403);
     expect(refused.headers.get('content-type')).toMatch(PROBLEM);
@@ -87,7 +83,7 @@ describe('the synonym set (contract §7.3)', () => {
     expect(empty).toMatchObject({ status: 200, body: { rules: [] } });
     const etag = empty.headers.get('etag')!;
     expect(etag).toMatch(/^"[^"]+"$/);
-    const unchanged = await fetch(`${system.api}${SYNONYMS}`, {
+    const unchanged = await fetch(`${boot.system.api}${SYNONYMS}`, {
       headers: { authorization: `Bearer ${admin}`, 'if-none-match': etag },
       signal: AbortSignal.timeout(15_000),
     });
@@ -123,7 +119,7 @@ describe('the synonym set (contract §7.3)', () => {
   }, 30_000);
 
   it('finds a video by a synonym it does not hold only once the rule is saved, on every process', async () => {
-    for (const api of [system.api, second]) {
+    for (const api of [boot.system.api, second]) {
       expect(await found(api, 'k8s')).toEqual([]);
       expect(await found(api, 'orchestrator')).toEqual([]);
     }
@@ -131,8 +127,8 @@ describe('the synonym set (contract §7.3)', () => {
     expect(saved).toMatchObject({ status: 200, body: { rules: RULES } });
     expect(saved.headers.get('etag')).toMatch(/^"[^"]+"$/);
     // The process that saved it searches with it at once.
-    expect(await found(system.api, 'k8s')).toEqual([kubernetes]);
-    expect(await found(system.api, 'orchestrator')).toEqual([scheduler]);
+    expect(await found(boot.system.api, 'k8s')).toEqual([kubernetes]);
+    expect(await found(boot.system.api, 'orchestrator')).toEqual([scheduler]);
     // Another process reads it from MySQL within the contract's 10 seconds.
     await waitFor(
       'the second API to search with the saved set',
@@ -151,13 +147,13 @@ describe('the synonym set (contract §7.3)', () => {
   it('widens suggestions and highlights too', async () => {
     const suggestions = await call<{ items: { id: string }[] }>(
       'GET',
-      `${system.api}/api/videos/suggest?q=k8s`,
+      `${boot.system.api}/api/videos/suggest?q=k8s`,
       reader,
     );
     expect(suggestions.body.items.map((item) => item.id)).toEqual([kubernetes]);
     const highlighted = await call<{ items: { highlights: { title?: string[] } }[] }>(
       'GET',
-      `${system.api}/api/videos/search?q=k8s&highlight=true`,
+      `${boot.system.api}/api/videos/search?q=k8s&highlight=true`,
       reader,
     );
     expect(highlighted.body.items[0]!.highlights.title).toEqual([
@@ -186,8 +182,8 @@ describe('the synonym set (contract §7.3)', () => {
   }, 30_000);
 
   it('keeps the set through a restart: a new process searches with it from its first request', async () => {
-    await system.processes[0]!.stop();
-    const restarted = (await system.startApi()).url;
+    await boot.system.processes[0]!.stop();
+    const restarted = (await boot.system.startApi()).url;
     expect(await found(restarted, 'k8s')).toEqual([kubernetes]);
     expect((await read(restarted)).body).toEqual({ rules: RULES });
   }, 90_000);
